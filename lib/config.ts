@@ -1,0 +1,51 @@
+// Turns the public ItemsRouterOptions into the internal, fully resolved RouterConfig. Runs once.
+import type { Knex } from 'knex'
+import { checkPositiveInteger, resolveLimits } from './schema/build-schema'
+import type { Limits } from './schema/collection'
+import { ConfigError } from './errors'
+import type { ItemsRouterOptions, Logger } from './types'
+
+/** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
+export interface RouterConfig {
+  readonly knex: Knex
+  readonly limits: Limits
+  readonly bodyLimit: number | string
+  readonly maxFilterDepth: number
+  readonly maxInListLength: number
+  readonly maxQueryParameters: number
+  readonly logger: Logger
+}
+
+const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
+  knex: true, collections: true, defaultLimit: true, maxLimit: true, maxBatchSize: true, bodyLimit: true,
+  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, logger: true,
+}
+
+const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
+
+export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('CONFIG_MISSING', 'createItemsRouter() needs an options object')
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(KNOWN_OPTIONS, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `options.${key} is not a known option`)
+  }
+  const knex = options.knex as Knex | undefined
+  if (typeof knex !== 'function' || typeof knex.transaction !== 'function' || !knex.client) {
+    throw new ConfigError('CONFIG_MISSING_KNEX', 'options.knex must be a knex instance')
+  }
+  checkPositiveInteger(options.maxFilterDepth, 'options.maxFilterDepth')
+  checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
+  checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
+  const bodyLimit = options.bodyLimit ?? '1mb'
+  if (typeof bodyLimit !== 'number' && typeof bodyLimit !== 'string') {
+    throw new ConfigError('CONFIG_BAD_LIMIT', 'options.bodyLimit must be a number of bytes or a string such as "1mb"')
+  }
+  return {
+    knex,
+    limits: resolveLimits(options, DEFAULT_LIMITS, 'options'),
+    bodyLimit,
+    maxFilterDepth: options.maxFilterDepth ?? 10,
+    maxInListLength: options.maxInListLength ?? 1000,
+    maxQueryParameters: options.maxQueryParameters ?? 1000,
+    logger: options.logger ?? console,
+  }
+}

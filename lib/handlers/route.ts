@@ -1,0 +1,71 @@
+// Wraps a handler: resolves the collection, offers the shared parser and body reader, and passes every
+// rejection to `next` (Express 4 does not do that for async handlers).
+import type { Request, RequestHandler, Response } from 'express'
+import { InvalidPayloadError, RouteNotFoundError } from '../errors'
+import { parseQuery, parseSelection } from '../query/parse-query'
+import type { Query, Selection } from '../query/query'
+import { readQueryString, type QueryStringLimits, type RawQuery } from '../query/read-query-string'
+import type { FilterLimits } from '../query/parse-filter'
+import type { ItemsRepository } from '../repository/items-repository'
+import type { Collection, Schema } from '../schema/collection'
+import type { PayloadValidator } from '../schema/payload-validator'
+
+/** What every handler works with; built once per router. */
+export interface Services {
+  readonly schema: Schema
+  readonly repository: ItemsRepository
+  readonly validators: ReadonlyMap<Collection, PayloadValidator>
+  readonly queryString: QueryStringLimits
+  readonly filter: FilterLimits
+}
+
+/** One request's view of the services. */
+export interface RequestContext {
+  readonly collection: Collection
+  readonly repository: ItemsRepository
+  readonly validator: PayloadValidator
+  /** The raw query-string object, parsed with the router's own qs limits. */
+  readonly rawQuery: RawQuery
+  /** The request's query parameters as a typed Query (parsed on first use). */
+  query(): Query
+  /** The JSON body; a request without one is a 400. */
+  body(): unknown
+  /** Parses the `query` object of a by-query write. */
+  selection(raw: unknown): Selection
+}
+
+export type ItemsHandler = (req: Request, res: Response, context: RequestContext) => Promise<void>
+
+function readBody(req: Request): unknown {
+  // body-parser leaves non-JSON bodies alone, and Express 4 then still sets `req.body` to `{}`.
+  if (!req.is(['application/json', '+json'])) {
+    throw new InvalidPayloadError('The request needs a JSON body (Content-Type: application/json)')
+  }
+  return req.body as unknown
+}
+
+export function createRoute(services: Services): (handler: (collection: Collection) => ItemsHandler) => RequestHandler {
+  return (pick) => (req, res, next) => {
+    const name = String(req.params.collection)
+    const collection = services.schema.collections.get(name)
+    if (!collection) {
+      next(new RouteNotFoundError(`/items/${name}`))
+      return
+    }
+    let parsed: Query | undefined
+    let rawQuery: RawQuery | undefined
+    const context: RequestContext = {
+      collection,
+      repository: services.repository,
+      validator: services.validators.get(collection)!,
+      get rawQuery() {
+        rawQuery ??= readQueryString(req.originalUrl ?? req.url, services.queryString)
+        return rawQuery
+      },
+      query: () => (parsed ??= parseQuery(context.rawQuery, collection, services.filter)),
+      body: () => readBody(req),
+      selection: (raw) => parseSelection(raw, collection, services.filter),
+    }
+    pick(collection)(req, res, context).catch(next)
+  }
+}

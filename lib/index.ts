@@ -1,0 +1,32 @@
+// The public surface: re-exports only.
+
+/** The router factory: the library's entry point. */
+export { createItemsRouter } from './router'
+
+/** The documented option and definition types. */
+export type {
+  CollectionDefinition,
+  FieldDefinition,
+  FieldType,
+  Item,
+  ItemsRouterOptions,
+  LimitOptions,
+  Logger,
+  O2MFieldDefinition,
+  PrimaryKey,
+  ScalarFieldDefinition,
+} from './types'
+
+/** Error classes, so host apps can throw and recognise the same errors the API answers with. */
+export {
+  ConfigError,
+  FailedValidationError,
+  ForbiddenError,
+  InvalidPayloadError,
+  InvalidQueryError,
+  ItemsError,
+  ItemsErrorList,
+  NotFoundError,
+  RouteNotFoundError,
+} from './errors'
+export type { ErrorCode, ErrorExtensions } from './errors'

@@ -1,0 +1,183 @@
+// Parses ?filter (bracket or JSON form) into a FilterNode tree of schema fields and canonical values.
+import { InvalidQueryError } from '../errors'
+import { visibleMember, type Collection, type Field } from '../schema/collection'
+import { FIELD_TYPES } from '../schema/field-types'
+import { resolveNow } from '../schema/temporal'
+import type { FieldType } from '../types'
+import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
+import type { FilterNode, Scalar } from './query'
+
+export interface FilterLimits {
+  /** Deepest nesting of `_and` / `_or` groups. */
+  readonly maxDepth: number
+  /** Most values in one `_in` / `_nin` list. */
+  readonly maxInListLength: number
+}
+
+interface Context extends FilterLimits {
+  readonly collection: Collection
+  /** One clock reading per request, so every `$NOW` in a filter means the same instant. */
+  readonly now: Date
+}
+
+/** A flag operator given `false` means its opposite (`_null=false` is `_nnull`). */
+const OPPOSITE: Partial<Record<FilterOperator, FilterOperator>> = {
+  _null: '_nnull',
+  _nnull: '_null',
+  _empty: '_nempty',
+  _nempty: '_empty',
+}
+
+/** `$NOW` is an instant; each temporal type keeps the part of it that it stores (UTC wall clock). */
+const NOW_FORM: Partial<Record<FieldType, (iso: string) => string>> = {
+  date: (iso) => iso.slice(0, 10),
+  dateTime: (iso) => iso.slice(0, 19),
+  timestamp: (iso) => iso,
+  time: (iso) => iso.slice(11, 19),
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeValue(raw: unknown): string {
+  return typeof raw === 'string' ? `"${raw}"` : JSON.stringify(raw) ?? String(raw)
+}
+
+function coerce(field: Field, operator: FilterOperator, raw: unknown, context: Context): Scalar {
+  if (raw === null || raw === 'null') return null
+  if (typeof raw === 'object') throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
+  const spec = FIELD_TYPES[field.type]
+  if (typeof raw === 'string' && spec.family === 'temporal' && raw.trim().toUpperCase().startsWith('$NOW')) {
+    const now = resolveNow(raw, context.now)
+    if (now === null) throw new InvalidQueryError(`${describeValue(raw)} is not a valid $NOW expression`)
+    return NOW_FORM[field.type]?.(now) ?? now
+  }
+  const value = typeof raw === 'string' ? spec.fromText(raw) : spec.fromJson(raw)
+  if (value === undefined) {
+    throw new InvalidQueryError(`${describeValue(raw)} is not a valid ${field.type} value for field "${field.name}"`)
+  }
+  return value as Scalar
+}
+
+function parseFlag(field: Field, operator: FilterOperator, raw: unknown): boolean {
+  if (raw === true || raw === 1 || raw === '' || raw === 'true' || raw === '1') return true
+  if (raw === false || raw === 0 || raw === 'false' || raw === '0') return false
+  throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" takes true or false`)
+}
+
+function toList(field: Field, operator: FilterOperator, raw: unknown): unknown[] {
+  if (Array.isArray(raw)) return raw
+  if (typeof raw === 'string') return raw === '' ? [] : raw.split(',')
+  if (typeof raw === 'number') return [raw]
+  throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a list of values`)
+}
+
+function comparison(field: Field, operator: FilterOperator, raw: unknown, context: Context): FilterNode {
+  const spec = OPERATORS[operator]
+  if (!spec.on.includes(FIELD_TYPES[field.type].family)) {
+    throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
+  }
+  switch (spec.takes) {
+    case 'flag': {
+      const flag = parseFlag(field, operator, raw)
+      return { kind: 'comparison', field, operator: flag ? operator : (OPPOSITE[operator] ?? operator), value: true }
+    }
+    case 'value': {
+      const value = coerce(field, operator, raw, context)
+      if (value === null && operator !== '_eq' && operator !== '_neq') {
+        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a value; use "_null" to match null`)
+      }
+      if (value === '' && operator === '_eq') {
+        throw new InvalidQueryError(`The "_eq" filter on "${field.name}" needs a value; use "_empty" to match empty strings`)
+      }
+      return { kind: 'comparison', field, operator, value }
+    }
+    case 'list':
+    case 'pair': {
+      const list = toList(field, operator, raw)
+      if (spec.takes === 'pair' && list.length !== 2) {
+        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs exactly two values`)
+      }
+      if (list.length > context.maxInListLength) {
+        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" has more than ${context.maxInListLength} values`)
+      }
+      const values = list.map((item) => coerce(field, operator, item, context))
+      if (values.includes(null)) {
+        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" cannot contain null; use "_null"`)
+      }
+      return { kind: 'comparison', field, operator, value: values }
+    }
+  }
+}
+
+function parseFieldConditions(field: Field, raw: unknown, context: Context): FilterNode[] {
+  if (!isPlainObject(raw)) return [comparison(field, '_eq', raw, context)]
+  const entries = Object.entries(raw)
+  if (entries.length === 0) throw new InvalidQueryError(`The filter on "${field.name}" names no operator`)
+  return entries.map(([key, value]) => {
+    if (isFilterOperator(key)) return comparison(field, key, value, context)
+    if (!key.startsWith('_') && field.references !== undefined) {
+      throw new InvalidQueryError(`Filtering through the relation "${field.name}" is not supported yet`)
+    }
+    throw new InvalidQueryError(`Unknown filter operator "${key}" on field "${field.name}"`)
+  })
+}
+
+/** `_and` / `_or` take arrays; qs may hand an object with index keys when the indices are sparse. */
+function toGroupItems(key: string, raw: unknown): unknown[] {
+  if (Array.isArray(raw)) return raw
+  if (isPlainObject(raw) && Object.keys(raw).every((index) => /^\d+$/.test(index))) return Object.values(raw)
+  throw new InvalidQueryError(`"${key}" must be an array of filter objects`)
+}
+
+function parseGroup(raw: Record<string, unknown>, context: Context, depth: number): FilterNode {
+  if (depth > context.maxDepth) throw new InvalidQueryError(`The filter is nested deeper than ${context.maxDepth} levels`)
+  const children: FilterNode[] = []
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === '_and' || key === '_or') {
+      const items = toGroupItems(key, value).map((item) => {
+        if (!isPlainObject(item)) throw new InvalidQueryError(`Every entry of "${key}" must be a filter object`)
+        return parseGroup(item, context, depth + 1)
+      })
+      children.push({ kind: key === '_and' ? 'and' : 'or', children: items })
+    } else if (isFilterOperator(key)) {
+      throw new InvalidQueryError(`The "${key}" operator must follow a field name`)
+    } else {
+      const member = visibleMember(context.collection, key)
+      if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
+      if (member.kind === 'o2m') throw new InvalidQueryError(`Filtering through the relation "${key}" is not supported yet`)
+      children.push(...parseFieldConditions(member, value, context))
+    }
+  }
+  return { kind: 'and', children }
+}
+
+/** Flattens single-child groups and nested groups of the same kind; an empty filter is null. */
+function simplify(node: FilterNode): FilterNode | null {
+  if (node.kind === 'comparison') return node
+  const children: FilterNode[] = []
+  for (const child of node.children) {
+    const simple = simplify(child)
+    if (simple === null) continue
+    if (simple.kind === node.kind) children.push(...simple.children)
+    else children.push(simple)
+  }
+  if (children.length === 0) return node.kind === 'and' ? null : { kind: 'or', children: [] }
+  return children.length === 1 ? children[0] : { kind: node.kind, children }
+}
+
+/** Parses a filter given as an object (bracket form) or a JSON string. Returns null when there is none. */
+export function parseFilter(raw: unknown, collection: Collection, limits: FilterLimits, now: Date): FilterNode | null {
+  if (raw === undefined || raw === '') return null
+  let tree = raw
+  if (typeof raw === 'string') {
+    try {
+      tree = JSON.parse(raw)
+    } catch {
+      throw new InvalidQueryError('Invalid JSON for filter object')
+    }
+  }
+  if (!isPlainObject(tree)) throw new InvalidQueryError('"filter" must be an object')
+  return simplify(parseGroup(tree, { ...limits, collection, now }, 1))
+}

@@ -1,0 +1,54 @@
+// The typed Query every handler works from: produced by the parser, consumed by the repository.
+import type { Field, O2MRelation } from '../schema/collection'
+import type { FilterOperator } from './operators'
+
+/** A canonical scalar value (see schema/field-types.ts); `null` only where an operator allows it. */
+export type Scalar = string | number | boolean | null
+
+/** One entry of the response object, in request order. */
+export type FieldNode =
+  /** A column value (for a many-to-one: the related key). */
+  | { readonly kind: 'field'; readonly output: string; readonly field: Field }
+  /** A one-to-many alias, answered as the array of related primary keys. */
+  | { readonly kind: 'o2m'; readonly output: string; readonly relation: O2MRelation }
+
+export type FilterNode =
+  | { readonly kind: 'and'; readonly children: readonly FilterNode[] }
+  | { readonly kind: 'or'; readonly children: readonly FilterNode[] }
+  | {
+      readonly kind: 'comparison'
+      readonly field: Field
+      readonly operator: FilterOperator
+      /** `value`: a Scalar; `list`/`pair`: an array; `flag`: true (the parser folds `false` into the opposite operator). */
+      readonly value: Scalar | readonly Scalar[]
+    }
+
+export interface SortNode {
+  readonly field: Field
+  readonly direction: 'asc' | 'desc'
+}
+
+export interface MetaRequest {
+  readonly totalCount: boolean
+  readonly filterCount: boolean
+}
+
+/** Which rows, in which order: the part of a Query that a by-query write or a count also uses. */
+export interface Selection {
+  readonly filter: FilterNode | null
+  /** A non-empty search term, or null. */
+  readonly search: string | null
+  /** Always ends with the primary key, so pages are stable. */
+  readonly sort: readonly SortNode[]
+  /** null: every row. */
+  readonly limit: number | null
+  readonly offset: number
+}
+
+export interface Query extends Selection {
+  readonly fields: readonly FieldNode[]
+  readonly meta: MetaRequest
+  readonly backlink: boolean
+  /** A content-version key, or null for the item itself. */
+  readonly version: string | null
+}

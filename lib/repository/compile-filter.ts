@@ -1,0 +1,111 @@
+// Compiles FilterNode trees and search terms into knex WHERE clauses; every value is a bound parameter.
+import type { Knex } from 'knex'
+import { OPERATORS } from '../query/operators'
+import type { FilterNode, Scalar } from '../query/query'
+import type { Collection, Field } from '../schema/collection'
+import { FIELD_TYPES } from '../schema/field-types'
+import type { Dialect } from './dialect'
+import { toStorage } from './storage'
+
+type Where = Knex.QueryBuilder
+
+const MATCH_NOTHING = '1 = 0'
+
+function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'comparison' }>, dialect: Dialect): void {
+  const { field, operator } = node
+  const column = field.column
+  const one = (): Knex.Value => toStorage(field, node.value, dialect)
+  const many = (): Knex.Value[] => (node.value as readonly Scalar[]).map((value) => toStorage(field, value, dialect))
+  const pattern = OPERATORS[operator].pattern
+  if (pattern) {
+    const { sql, bindings } = dialect.pattern(column, String(node.value), pattern)
+    qb.whereRaw(sql, bindings)
+    return
+  }
+  switch (operator) {
+    case '_eq':
+      if (node.value === null) qb.whereNull(column)
+      else qb.where(column, '=', one())
+      return
+    case '_neq':
+      if (node.value === null) qb.whereNotNull(column)
+      else qb.where(column, '<>', one())
+      return
+    case '_lt': qb.where(column, '<', one()); return
+    case '_lte': qb.where(column, '<=', one()); return
+    case '_gt': qb.where(column, '>', one()); return
+    case '_gte': qb.where(column, '>=', one()); return
+    case '_in': qb.whereIn(column, many()); return
+    case '_nin': qb.whereNotIn(column, many()); return
+    case '_null': qb.whereNull(column); return
+    case '_nnull': qb.whereNotNull(column); return
+    case '_empty': qb.where((inner) => inner.whereNull(column).orWhere(column, '=', '')); return
+    case '_nempty': qb.whereNotNull(column).where(column, '<>', ''); return
+    case '_between': qb.whereBetween(column, many() as [Knex.Value, Knex.Value]); return
+    case '_nbetween': qb.whereNotBetween(column, many() as [Knex.Value, Knex.Value]); return
+    default:
+      // Pattern operators returned above; a new operator must be handled here.
+      throw new Error(`Unhandled filter operator ${operator}`)
+  }
+}
+
+/** Adds `node` to `qb` as one AND-ed condition. */
+export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): void {
+  switch (node.kind) {
+    case 'comparison':
+      compileComparison(qb, node, dialect)
+      return
+    case 'and':
+      qb.where((inner) => {
+        for (const child of node.children) compileFilter(inner, child, dialect)
+      })
+      return
+    case 'or':
+      if (node.children.length === 0) {
+        qb.whereRaw(MATCH_NOTHING)
+        return
+      }
+      qb.where((inner) => {
+        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect))
+      })
+      return
+    default: {
+      const unreachable: never = node
+      throw new Error(`Unhandled filter node ${JSON.stringify(unreachable)}`)
+    }
+  }
+}
+
+const SEARCH_PATTERN = OPERATORS._icontains.pattern!
+
+/** The fields `search` looks in, and how: text by case-insensitive substring, numbers and uuids by equality. */
+function searchCondition(field: Field, term: string): ((qb: Where, dialect: Dialect) => void) | null {
+  if (field.hidden) return null
+  const spec = FIELD_TYPES[field.type]
+  switch (spec.family) {
+    case 'string':
+      return (qb, dialect) => {
+        const { sql, bindings } = dialect.pattern(field.column, term, SEARCH_PATTERN)
+        qb.orWhereRaw(sql, bindings)
+      }
+    case 'number':
+    case 'uuid': {
+      const value = spec.fromText(term.trim())
+      return value === undefined ? null : (qb, dialect) => qb.orWhere(field.column, '=', toStorage(field, value, dialect))
+    }
+    default:
+      return null
+  }
+}
+
+/** Adds the search term as one AND-ed group of OR-ed conditions; no searchable field means no match. */
+export function compileSearch(qb: Where, collection: Collection, term: string, dialect: Dialect): void {
+  const conditions = collection.fields.map((field) => searchCondition(field, term)).filter((c) => c !== null)
+  if (conditions.length === 0) {
+    qb.whereRaw(MATCH_NOTHING)
+    return
+  }
+  qb.where((inner) => {
+    for (const condition of conditions) condition(inner, dialect)
+  })
+}

@@ -1,0 +1,129 @@
+// The few real differences between SQLite, PostgreSQL and MySQL/MariaDB, as data: the only place that knows
+// which database it is talking to.
+import type { Knex } from 'knex'
+import { ConfigError } from '../errors'
+import type { PatternSpec } from '../query/operators'
+import type { FieldType } from '../types'
+import { registerSqliteFunctions } from './sqlite-functions'
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql'
+
+export interface Dialect {
+  readonly name: DialectName
+  /**
+   * An insert answers the new primary key only through `RETURNING` (PostgreSQL). SQLite and MySQL report the
+   * last inserted id instead, which knex hands back as the insert's result.
+   */
+  readonly insertReturnsKeyWithReturning: boolean
+  /** NULL sorts before every value in ascending order without being told (SQLite, MySQL; not PostgreSQL). */
+  readonly nullsSortLowest: boolean
+  /**
+   * Types read through a cast to text, so the value does not depend on the driver's type parsers or the
+   * connection's time zone: MySQL's DATETIME parsing follows mysql2's `timezone` option and its BIGINT parsing
+   * `supportBigNumbers`; PostgreSQL's Date objects follow the process zone; SQLite rounds big integers to doubles.
+   */
+  readonly readAsText: ReadonlySet<FieldType>
+  /** The cast applied to those columns; `??` is the column. */
+  readonly textCast: string
+  /** Most bound parameters in one statement; `IN` lists are chunked below it. */
+  readonly maxParameters: number
+  /** The stored form of a timestamp (an ISO-8601 UTC string in). */
+  timestampToStorage(iso: string): string
+  /** A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. */
+  pattern(column: string, term: string, spec: PatternSpec): { sql: string; bindings: string[] }
+  /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
+  prepare(knex: Knex): void
+}
+
+const escapeLike = (term: string): string => term.replace(/[\\%_]/g, (char) => `\\${char}`)
+
+function likePattern(term: string, anchor: PatternSpec['anchor']): string {
+  const escaped = escapeLike(term)
+  return anchor === 'starts' ? `${escaped}%` : anchor === 'ends' ? `%${escaped}` : `%${escaped}%`
+}
+
+const postgres: Dialect = {
+  name: 'postgres',
+  insertReturnsKeyWithReturning: true,
+  nullsSortLowest: false,
+  readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp']),
+  textCast: 'CAST(?? AS TEXT)',
+  maxParameters: 65_000,
+  timestampToStorage: (iso) => iso,
+  prepare: () => undefined,
+  // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
+  pattern: (column, term, spec) => ({
+    sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
+    bindings: [column, likePattern(term, spec.anchor)],
+  }),
+}
+
+const mysql: Dialect = {
+  name: 'mysql',
+  insertReturnsKeyWithReturning: false,
+  nullsSortLowest: true,
+  readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp']),
+  textCast: 'CAST(?? AS CHAR)',
+  maxParameters: 65_000,
+  // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
+  timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
+  prepare: () => undefined,
+  // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
+  // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
+  pattern: (column, term, spec) => ({
+    sql: spec.insensitive
+      ? `LOWER(??) ${spec.negate ? 'NOT ' : ''}LIKE CAST(LOWER(?) AS BINARY)`
+      : `?? ${spec.negate ? 'NOT ' : ''}LIKE CAST(? AS BINARY)`,
+    bindings: [column, likePattern(term, spec.anchor)],
+  }),
+}
+
+/** GLOB is SQLite's case-sensitive matcher; its wildcards are escaped by wrapping them in brackets. */
+function globPattern(term: string, anchor: PatternSpec['anchor']): string {
+  const escaped = term.replace(/[*?[]/g, (char) => `[${char}]`)
+  return anchor === 'starts' ? `${escaped}*` : anchor === 'ends' ? `*${escaped}` : `*${escaped}*`
+}
+
+const sqlite: Dialect = {
+  name: 'sqlite',
+  insertReturnsKeyWithReturning: false,
+  nullsSortLowest: true,
+  readAsText: new Set<FieldType>(['bigInteger']),
+  textCast: 'CAST(?? AS TEXT)',
+  // SQLITE_MAX_VARIABLE_NUMBER is 32766 since SQLite 3.32.
+  maxParameters: 32_000,
+  timestampToStorage: (iso) => iso,
+  prepare: registerSqliteFunctions,
+  // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
+  // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts).
+  pattern: (column, term, spec) =>
+    spec.insensitive
+      ? {
+          sql: `items_fold(??) ${spec.negate ? 'NOT ' : ''}LIKE items_fold(?) ESCAPE '\\'`,
+          bindings: [column, likePattern(term, spec.anchor)],
+        }
+      : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
+}
+
+const BY_CLIENT: Readonly<Record<string, Dialect>> = {
+  'better-sqlite3': sqlite,
+  pg: postgres,
+  postgres,
+  postgresql: postgres,
+  mysql2: mysql,
+  mysql,
+}
+
+/** Picks the dialect from the knex instance's client; an unsupported client is a configuration error. */
+export function dialectOf(knex: Knex): Dialect {
+  const config = knex.client.config as { client?: unknown }
+  const client = typeof config.client === 'string' ? config.client : (knex.client as { dialect?: string }).dialect
+  const dialect = client === undefined ? undefined : BY_CLIENT[client]
+  if (!dialect) {
+    throw new ConfigError(
+      'CONFIG_UNSUPPORTED_CLIENT',
+      `knex client "${String(client)}" is not supported; use better-sqlite3, pg or mysql2`,
+    )
+  }
+  return dialect
+}

@@ -1,0 +1,311 @@
+// The dialect-agnostic ItemsRepository: Query in, SQL through knex, canonical items out. The only stage that
+// touches the database; every write runs in one transaction.
+import { randomUUID } from 'node:crypto'
+import type { Knex } from 'knex'
+import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
+import type { FieldNode, FilterNode, Query, Selection } from '../query/query'
+import type { Collection, Field, O2MRelation, Schema } from '../schema/collection'
+import type { Payload } from '../schema/payload-validator'
+import type { Item, PrimaryKey } from '../types'
+import { compileFilter, compileSearch } from './compile-filter'
+import type { Dialect } from './dialect'
+import { mapDbError } from './map-db-error'
+import { fromStorage, selectColumn, toStorage } from './storage'
+
+export interface Page {
+  readonly items: Item[]
+  readonly meta?: { total_count?: number; filter_count?: number }
+}
+
+/** Items that get the same changes. */
+export interface UpdateSet {
+  readonly keys: readonly PrimaryKey[]
+  readonly payload: Payload
+}
+
+type Db = Knex | Knex.Transaction
+
+function chunk<T>(values: readonly T[], size: number): T[][] {
+  const chunks: T[][] = []
+  for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size))
+  return chunks
+}
+
+const keyId = (key: unknown): string => String(key)
+
+export class ItemsRepository {
+  constructor(
+    private readonly knex: Knex,
+    private readonly schema: Schema,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** One page of items, with the counts `query.meta` asks for. */
+  async list(collection: Collection, query: Query): Promise<Page> {
+    const items = query.limit === 0 ? [] : await this.select(this.knex, collection, query.fields, query)
+    if (!query.meta.totalCount && !query.meta.filterCount) return { items }
+    const meta: { total_count?: number; filter_count?: number } = {}
+    if (query.meta.totalCount) meta.total_count = await this.count(collection, null, null)
+    if (query.meta.filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
+    return { items, meta }
+  }
+
+  /** The item with `key`, if it exists and matches the query's filter and search. */
+  async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
+    const filter = this.withKeys(collection, [key], query.filter)
+    const [item] = await this.select(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
+    return item ?? null
+  }
+
+  /** The items with these keys, in the order of `keys`; keys without an item are skipped. */
+  async readByKeys(collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Item[]> {
+    const byKey = new Map<string, Item>()
+    const pk = collection.primaryKey
+    const withKey: FieldNode[] = [...fields, { kind: 'field', output: '\0key', field: pk }]
+    for (const part of chunk(keys, this.dialect.maxParameters)) {
+      const selection = { filter: this.withKeys(collection, part, null), search: null, sort: [], limit: null, offset: 0 }
+      for (const item of await this.select(this.knex, collection, withKey, selection)) {
+        byKey.set(keyId(item['\0key']), item)
+        delete item['\0key']
+      }
+    }
+    return keys.map((key) => byKey.get(keyId(key))).filter((item): item is Item => item !== undefined)
+  }
+
+  /** Creates the items in order, in one transaction; answers their primary keys. */
+  async create(collection: Collection, payloads: readonly Payload[]): Promise<PrimaryKey[]> {
+    return this.transaction(collection, async (trx) => {
+      await this.checkReferences(trx, collection, payloads)
+      const keys: PrimaryKey[] = []
+      for (const payload of payloads) keys.push(await this.insert(trx, collection, payload))
+      return keys
+    })
+  }
+
+  /** Applies each set's payload to its keys, in one transaction. Any missing key: 404 and nothing written. */
+  async update(collection: Collection, sets: readonly UpdateSet[]): Promise<PrimaryKey[]> {
+    return this.transaction(collection, async (trx) => {
+      await this.assertExist(trx, collection, sets.flatMap((set) => set.keys))
+      await this.checkReferences(trx, collection, sets.map((set) => set.payload))
+      for (const set of sets) await this.updateKeys(trx, collection, set)
+      return sets.flatMap((set) => set.keys)
+    })
+  }
+
+  /** Applies `payload` to every item the selection matches (at most `maxBatchSize`, else 400). */
+  async updateWhere(collection: Collection, selection: Selection, payload: Payload): Promise<PrimaryKey[]> {
+    return this.transaction(collection, async (trx) => {
+      const keys = await this.findKeys(trx, collection, selection)
+      await this.checkReferences(trx, collection, [payload])
+      await this.updateKeys(trx, collection, { keys, payload })
+      return keys
+    })
+  }
+
+  /** Deletes the items, in one transaction. Any missing key: 404 and nothing deleted. */
+  async delete(collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+    await this.transaction(collection, async (trx) => {
+      await this.assertExist(trx, collection, keys)
+      await this.deleteKeys(trx, collection, keys)
+    })
+  }
+
+  /** Deletes every item the selection matches (at most `maxBatchSize`, else 400). */
+  async deleteWhere(collection: Collection, selection: Selection): Promise<void> {
+    await this.transaction(collection, async (trx) => {
+      await this.deleteKeys(trx, collection, await this.findKeys(trx, collection, selection))
+    })
+  }
+
+  /** The key of the first item by primary key (the singleton's row), or null when there is none. */
+  async firstKey(collection: Collection): Promise<PrimaryKey | null> {
+    const pk = collection.primaryKey
+    const row = await this.knex(collection.table).first(selectColumn(this.knex, pk, this.dialect)).orderBy(pk.column)
+    return row ? (fromStorage(pk, row[pk.name]) as PrimaryKey) : null
+  }
+
+  private async select(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Item[]> {
+    const pk = collection.primaryKey
+    const columns = new Set<Field>([pk])
+    for (const node of fields) if (node.kind === 'field') columns.add(node.field)
+    const qb = db(collection.table).select([...columns].map((field) => selectColumn(this.knex, field, this.dialect)))
+    this.where(qb, collection, selection.filter, selection.search)
+    for (const { field, direction } of selection.sort) {
+      if (this.dialect.nullsSortLowest) qb.orderBy(field.column, direction)
+      else qb.orderBy(field.column, direction, direction === 'asc' ? 'first' : 'last')
+    }
+    if (selection.limit !== null) qb.limit(selection.limit)
+    if (selection.offset > 0) qb.offset(selection.offset)
+    const rows: Record<string, unknown>[] = await qb
+    const keys = rows.map((row) => fromStorage(pk, row[pk.name]) as PrimaryKey)
+    const related = new Map<FieldNode, Map<string, PrimaryKey[]>>()
+    for (const node of fields) {
+      if (node.kind === 'o2m') related.set(node, await this.relatedKeys(db, node.relation, keys))
+    }
+    return rows.map((row, index) => {
+      const item: Item = {}
+      for (const node of fields) {
+        item[node.output] =
+          node.kind === 'field' ? fromStorage(node.field, row[node.field.name]) : (related.get(node)?.get(keyId(keys[index])) ?? [])
+      }
+      return item
+    })
+  }
+
+  /** For an o2m alias: each parent key's related primary keys, in key order. One query per chunk of parents. */
+  private async relatedKeys(db: Db, relation: O2MRelation, parentKeys: readonly PrimaryKey[]): Promise<Map<string, PrimaryKey[]>> {
+    const related = this.collection(relation.related)
+    const foreignKey = related.members.get(relation.foreignKey) as Field
+    const pk = related.primaryKey
+    const groups = new Map<string, PrimaryKey[]>()
+    for (const part of chunk(parentKeys, this.dialect.maxParameters)) {
+      const rows: Record<string, unknown>[] = await db(related.table)
+        .select([selectColumn(this.knex, foreignKey, this.dialect), selectColumn(this.knex, pk, this.dialect)])
+        .whereIn(foreignKey.column, part.map((key) => toStorage(foreignKey, key, this.dialect)))
+        .orderBy(pk.column)
+      for (const row of rows) {
+        const parent = keyId(fromStorage(foreignKey, row[foreignKey.name]))
+        const list = groups.get(parent) ?? []
+        list.push(fromStorage(pk, row[pk.name]) as PrimaryKey)
+        groups.set(parent, list)
+      }
+    }
+    return groups
+  }
+
+  private async count(collection: Collection, filter: FilterNode | null, search: string | null): Promise<number> {
+    const qb = this.knex(collection.table).count({ count: '*' })
+    this.where(qb, collection, filter, search)
+    const [row] = await qb
+    return Number(row.count)
+  }
+
+  private where(qb: Knex.QueryBuilder, collection: Collection, filter: FilterNode | null, search: string | null): void {
+    if (filter) compileFilter(qb, filter, this.dialect)
+    if (search !== null) compileSearch(qb, collection, search, this.dialect)
+  }
+
+  private withKeys(collection: Collection, keys: readonly PrimaryKey[], filter: FilterNode | null): FilterNode {
+    const byKey: FilterNode = { kind: 'comparison', field: collection.primaryKey, operator: '_in', value: keys }
+    return filter ? { kind: 'and', children: [byKey, filter] } : byKey
+  }
+
+  private async findKeys(trx: Db, collection: Collection, selection: Selection): Promise<PrimaryKey[]> {
+    const { maxBatchSize } = collection.limits
+    // One row more than the batch limit tells an over-large match apart without counting.
+    const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
+    const pk = collection.primaryKey
+    const items = await this.select(trx, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
+    if (items.length > maxBatchSize) {
+      throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
+    }
+    return items.map((item) => item.key as PrimaryKey)
+  }
+
+  /** Which of `keys` name an existing item of `collection`, as key ids. One query per chunk. */
+  private async existingKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<Set<string>> {
+    const pk = collection.primaryKey
+    const found = new Set<string>()
+    for (const part of chunk([...new Set(keys)], this.dialect.maxParameters)) {
+      const rows: Record<string, unknown>[] = await db(collection.table)
+        .select(selectColumn(this.knex, pk, this.dialect))
+        .whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))
+      for (const row of rows) found.add(keyId(fromStorage(pk, row[pk.name])))
+    }
+    return found
+  }
+
+  private async assertExist(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+    const found = await this.existingKeys(trx, collection, keys)
+    const missing = [...new Set(keys.filter((key) => !found.has(keyId(key))))]
+    if (missing.length > 0) {
+      throw new NotFoundError(
+        missing.length === 1 ? `Item "${missing[0]}" not found in "${collection.name}".` : `${missing.length} items not found in "${collection.name}".`,
+        { collection: collection.name, keys: missing },
+      )
+    }
+  }
+
+  private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {
+    const pk = collection.primaryKey
+    const row = this.toRow(payload)
+    let key = payload.get(pk) as PrimaryKey | null | undefined
+    if (key == null && pk.type === 'uuid') {
+      key = randomUUID()
+      row[pk.column] = key
+    }
+    const insert = trx(collection.table).insert(row)
+    if (key != null) {
+      await insert
+      return key
+    }
+    if (this.dialect.insertReturnsKeyWithReturning) {
+      const [created] = await insert.returning(pk.column)
+      return fromStorage(pk, created[pk.column]) as PrimaryKey
+    }
+    const [id] = await insert
+    return fromStorage(pk, id) as PrimaryKey
+  }
+
+  private async updateKeys(trx: Db, collection: Collection, set: UpdateSet): Promise<void> {
+    const row = this.toRow(set.payload)
+    if (Object.keys(row).length === 0) return
+    const pk = collection.primaryKey
+    for (const part of chunk(set.keys, this.dialect.maxParameters)) {
+      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).update(row)
+    }
+  }
+
+  private async deleteKeys(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+    const pk = collection.primaryKey
+    for (const part of chunk(keys, this.dialect.maxParameters)) {
+      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).delete()
+    }
+  }
+
+  /**
+   * Every many-to-one value written must name an existing item: one query per reference field, before any
+   * write. The database's own constraint would catch most, but not SQLite without `PRAGMA foreign_keys` nor
+   * tables without constraints, and each driver words it differently; the API answers the same everywhere.
+   * A self-reference may name an item that the same batch creates with an explicit key.
+   */
+  private async checkReferences(trx: Db, collection: Collection, payloads: readonly Payload[]): Promise<void> {
+    const batchKeys = new Set(payloads.map((payload) => payload.get(collection.primaryKey)).filter((key) => key != null).map(keyId))
+    for (const field of collection.fields) {
+      if (field.references === undefined) continue
+      const values = [...new Set(payloads.map((payload) => payload.get(field)).filter((value) => value != null))] as PrimaryKey[]
+      const selfReferenced = (value: PrimaryKey): boolean => field.references === collection.name && batchKeys.has(keyId(value))
+      const toCheck = values.filter((value) => !selfReferenced(value))
+      if (toCheck.length === 0) continue
+      const found = await this.existingKeys(trx, this.collection(field.references), toCheck)
+      const missing = toCheck.find((value) => !found.has(keyId(value)))
+      if (missing !== undefined) {
+        throw new ItemsError(
+          'INVALID_FOREIGN_KEY',
+          `Invalid foreign key (field "${field.name}"): "${field.references}" has no item ${JSON.stringify(missing)}.`,
+          { collection: collection.name, field: field.name, value: missing },
+        )
+      }
+    }
+  }
+
+  private toRow(payload: Payload): Record<string, unknown> {
+    const row: Record<string, unknown> = {}
+    for (const [field, value] of payload) row[field.column] = toStorage(field, value, this.dialect)
+    return row
+  }
+
+  private collection(name: string): Collection {
+    const collection = this.schema.collections.get(name)
+    if (!collection) throw new Error(`Collection "${name}" is not in the schema`)
+    return collection
+  }
+
+  private async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.knex.transaction(work)
+    } catch (error) {
+      throw mapDbError(error, collection)
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// Converts canonical API values to bound parameters, and selects columns so they read back canonically.
+import type { Knex } from 'knex'
+import type { Field } from '../schema/collection'
+import { FIELD_TYPES } from '../schema/field-types'
+import type { Dialect } from './dialect'
+
+/** A canonical value (see schema/field-types.ts) as the parameter bound for `field`'s column. */
+export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.Value {
+  if (value === null || value === undefined) return null
+  switch (field.type) {
+    case 'dateTime':
+      return String(value).replace('T', ' ')
+    case 'timestamp':
+      return dialect.timestampToStorage(String(value))
+    case 'json':
+      return JSON.stringify(value)
+    default:
+      return value as Knex.Value
+  }
+}
+
+/** A column in a SELECT list, aliased to the field's name. */
+export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string | Knex.Raw {
+  return dialect.readAsText.has(field.type)
+    ? knex.raw(`${dialect.textCast} as ??`, [field.column, field.name])
+    : `${field.column} as ${field.name}`
+}
+
+/** A value read from `field`'s column to its canonical JSON form. */
+export function fromStorage(field: Field, raw: unknown): unknown {
+  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(raw, field)
+}

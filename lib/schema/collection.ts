@@ -1,0 +1,70 @@
+// The normalized schema model: built once from the options; the only source of identifiers for SQL.
+import type { FieldType } from '../types'
+
+/** A column-backed field. Query nodes hold these objects, never names taken from a request. */
+export interface Field {
+  readonly kind: 'field'
+  readonly name: string
+  /** The collection the field belongs to. */
+  readonly collection: string
+  readonly column: string
+  readonly type: FieldType
+  readonly primaryKey: boolean
+  readonly autoIncrement: boolean
+  readonly nullable: boolean
+  /** The column default as configured; `undefined` when there is none. */
+  readonly default: unknown
+  readonly maxLength?: number
+  readonly scale?: number
+  readonly readonly: boolean
+  readonly hidden: boolean
+  /** For a many-to-one: the related collection's name. */
+  readonly references?: string
+}
+
+/** A one-to-many alias: the items of `collection` whose `foreignKey` holds this item's primary key. */
+export interface O2MRelation {
+  readonly kind: 'o2m'
+  readonly name: string
+  readonly collection: string
+  readonly related: string
+  readonly foreignKey: string
+}
+
+export type Member = Field | O2MRelation
+
+export interface Limits {
+  readonly defaultLimit: number
+  /** `undefined`: no cap. */
+  readonly maxLimit: number | undefined
+  readonly maxBatchSize: number
+}
+
+export interface Collection {
+  readonly name: string
+  readonly table: string
+  readonly singleton: boolean
+  readonly primaryKey: Field
+  /** Every member in definition order, hidden ones included. */
+  readonly members: ReadonlyMap<string, Member>
+  /** Column-backed fields in definition order, hidden ones included. */
+  readonly fields: readonly Field[]
+  readonly limits: Limits
+  /** The collection's JSON Schema fragment, if any. */
+  readonly schemaFragment?: Record<string, unknown>
+}
+
+export interface Schema {
+  readonly collections: ReadonlyMap<string, Collection>
+}
+
+/** Members a caller can see: hidden fields are treated as absent everywhere. */
+export function visibleMember(collection: Collection, name: string): Member | undefined {
+  const member = collection.members.get(name)
+  return member && !(member.kind === 'field' && member.hidden) ? member : undefined
+}
+
+/** The members `*` expands to, in definition order. */
+export function visibleMembers(collection: Collection): Member[] {
+  return [...collection.members.values()].filter((member) => !(member.kind === 'field' && member.hidden))
+}

@@ -1,0 +1,140 @@
+// Compiles one ajv validator per collection and action from the field definitions, and turns payloads
+// into canonical values or FAILED_VALIDATION errors (one per failing field).
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
+import type { Collection, Field } from './collection'
+import { FIELD_TYPES, TEMPORAL_FORMATS, validInt64 } from './field-types'
+
+export type WriteAction = 'create' | 'update'
+
+/** A validated payload: field to canonical value. */
+export type Payload = Map<Field, unknown>
+
+export interface PayloadValidator {
+  /**
+   * Validates one item payload and returns its canonical values. `item` (the index in an array body) is
+   * added to the errors. Throws `ItemsErrorList` of `FailedValidationError`s.
+   */
+  validate(action: WriteAction, body: unknown, item?: number): Payload
+}
+
+function isRequiredOnCreate(field: Field): boolean {
+  return !field.nullable && field.default === undefined && !field.autoIncrement && !(field.primaryKey && field.type === 'uuid')
+}
+
+function writableFields(collection: Collection, action: WriteAction): Field[] {
+  return collection.fields.filter((field) => !field.readonly && !(action === 'update' && field.primaryKey))
+}
+
+function fieldSchema(field: Field): Record<string, unknown> {
+  const schema = FIELD_TYPES[field.type].jsonSchema(field)
+  if (field.type === 'json') return field.nullable ? schema : { not: { type: 'null' } }
+  return field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema
+}
+
+function buildJsonSchema(collection: Collection, action: WriteAction): Record<string, unknown> {
+  const fields = writableFields(collection, action)
+  const generated = {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((field) => [field.name, fieldSchema(field)])),
+    required: action === 'create' ? fields.filter(isRequiredOnCreate).map((field) => field.name) : [],
+    additionalProperties: false,
+  }
+  const fragment = collection.schemaFragment
+  if (!fragment) return generated
+  // A fragment's `required` speaks of complete items, so updates (partial by nature) drop it.
+  const { required, ...partial } = fragment
+  return { allOf: [generated, action === 'create' ? { ...partial, required } : partial] }
+}
+
+function describe(error: ErrorObject, field: string): string {
+  switch (error.keyword) {
+    case 'required':
+      return `Field "${field}" is required`
+    case 'additionalProperties':
+      return `Field "${field}" does not exist or cannot be written`
+    case 'type':
+      return `Field "${field}" must be ${String(error.params.type)}`
+    case 'not':
+      return `Field "${field}" cannot be null`
+    case 'format':
+      return `Field "${field}" must be a valid ${String(error.params.format).replace(/^items-/, '')}`
+    case 'maxLength':
+      return `Field "${field}" must be at most ${String(error.params.limit)} characters long`
+    case 'int64':
+      return `Field "${field}" must be a 64-bit integer`
+    case 'minimum':
+    case 'maximum':
+      return `Field "${field}" is out of range (${String(error.params.comparison)} ${String(error.params.limit)})`
+    default:
+      return `Field "${field}" ${error.message ?? 'is invalid'}`
+  }
+}
+
+function fieldOf(error: ErrorObject): string {
+  if (error.keyword === 'required') return String(error.params.missingProperty)
+  if (error.keyword === 'additionalProperties') return String(error.params.additionalProperty)
+  return error.instancePath.split('/')[1] ?? ''
+}
+
+/** Several keywords often fail for one bad value (anyOf and each branch): keep the most telling one per field. */
+function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
+  const byField = new Map<string, ErrorObject>()
+  for (const error of errors) {
+    const field = fieldOf(error)
+    const current = byField.get(field)
+    if (!current || current.keyword === 'anyOf' || (current.keyword === 'type' && error.keyword !== 'anyOf')) {
+      byField.set(field, error)
+    }
+  }
+  return byField
+}
+
+export function createPayloadValidator(collection: Collection): PayloadValidator {
+  const ajv = new Ajv({ allErrors: true, strict: false })
+  addFormats(ajv)
+  for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
+  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => validInt64(data) })
+  const compiled: Record<WriteAction, ValidateFunction> = {
+    create: ajv.compile(buildJsonSchema(collection, 'create')),
+    update: ajv.compile(buildJsonSchema(collection, 'update')),
+  }
+  const writable: Record<WriteAction, Field[]> = {
+    create: writableFields(collection, 'create'),
+    update: writableFields(collection, 'update'),
+  }
+  const readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
+
+  return {
+    validate(action, body, item) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
+      }
+      // The primary key of an update is named by the URL or the batch form; in the payload it is ignored.
+      const input: Record<string, unknown> = { ...body }
+      if (action === 'update') delete input[collection.primaryKey.name]
+
+      const validate = compiled[action]
+      if (!validate(input)) {
+        const errors = [...pickPerField(validate.errors ?? []).entries()].map(([field, error]) => {
+          const readonly = error.keyword === 'additionalProperties' && readonlyNames.has(field)
+          return new FailedValidationError(readonly ? `Field "${field}" is read-only` : `${describe(error, field)}.`, {
+            field,
+            type: readonly ? 'readonly' : error.keyword,
+            collection: collection.name,
+            ...(item === undefined ? {} : { item }),
+          })
+        })
+        throw new ItemsErrorList(errors)
+      }
+      const payload: Payload = new Map()
+      for (const field of writable[action]) {
+        if (!Object.hasOwn(input, field.name)) continue
+        const value = input[field.name]
+        payload.set(field, value === null ? null : FIELD_TYPES[field.type].fromJson(value))
+      }
+      return payload
+    },
+  }
+}

@@ -1,0 +1,126 @@
+// Strict parsers for the date and time forms the API accepts, returning the canonical API form or null.
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
+const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?$/
+
+interface Parts {
+  year: number
+  month: number
+  day: number
+  hour: number
+  minute: number
+  second: number
+  millisecond: number
+  /** Minutes east of UTC, or null when the text names no zone. */
+  offset: number | null
+  hasTime: boolean
+}
+
+const pad = (value: number, width = 2): string => String(value).padStart(width, '0')
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate()
+}
+
+function parseOffset(zone: string | undefined): number | null {
+  if (zone === undefined) return null
+  if (zone.toUpperCase() === 'Z') return 0
+  const sign = zone.startsWith('-') ? -1 : 1
+  const digits = zone.slice(1).replace(':', '')
+  const hours = Number(digits.slice(0, 2))
+  const minutes = digits.length > 2 ? Number(digits.slice(2)) : 0
+  if (hours > 23 || minutes > 59) return Number.NaN
+  return sign * (hours * 60 + minutes)
+}
+
+function parseParts(text: string): Parts | null {
+  const match = DATE_TIME.exec(text.trim())
+  if (!match) return null
+  const [, y, mo, d, h, mi, s, fraction, zone] = match
+  const parts: Parts = {
+    year: Number(y),
+    month: Number(mo),
+    day: Number(d),
+    hour: Number(h ?? 0),
+    minute: Number(mi ?? 0),
+    second: Number(s ?? 0),
+    millisecond: fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0,
+    offset: parseOffset(zone),
+    hasTime: h !== undefined,
+  }
+  const validDate = parts.month >= 1 && parts.month <= 12 && parts.day >= 1 && parts.day <= daysInMonth(parts.year, parts.month)
+  const validTime = parts.hour <= 23 && parts.minute <= 59 && parts.second <= 59
+  if (!validDate || !validTime || Number.isNaN(parts.offset)) return null
+  return parts
+}
+
+const datePart = (p: Parts): string => `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`
+
+/** `YYYY-MM-DD`. A date-time without a zone is cut to its date; anything with a zone is refused. */
+export function parseDate(text: string): string | null {
+  const parts = parseParts(text)
+  if (!parts || parts.offset !== null) return null
+  return datePart(parts)
+}
+
+/** Wall-clock `YYYY-MM-DDTHH:mm:ss`; a bare date means midnight. A zone would make it an instant: refused. */
+export function parseDateTime(text: string): string | null {
+  const parts = parseParts(text)
+  if (!parts || parts.offset !== null) return null
+  return `${datePart(parts)}T${pad(parts.hour)}:${pad(parts.minute)}:${pad(parts.second)}`
+}
+
+/** An instant as ISO-8601 UTC with milliseconds. Text without a zone is read as UTC. */
+export function parseTimestamp(text: string): string | null {
+  const parts = parseParts(text)
+  if (!parts) return null
+  const utc =
+    Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.millisecond) -
+    (parts.offset ?? 0) * 60_000
+  const date = new Date(utc)
+  // Years 0-99 would be shifted by Date.UTC's two-digit-year rule; setUTCFullYear puts them back.
+  if (parts.year < 100) date.setUTCFullYear(date.getUTCFullYear() - 1900)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}
+
+/** `HH:mm:ss`; seconds are optional in the input, fractions are dropped. */
+export function parseTime(text: string): string | null {
+  const match = TIME.exec(text.trim())
+  if (!match) return null
+  const [, h, m, s] = match
+  if (Number(h) > 23 || Number(m) > 59 || Number(s ?? 0) > 59) return null
+  return `${h}:${m}:${s ?? '00'}`
+}
+
+/** A driver's Date for a wall-clock column was built in the process's zone: its local fields are the wall clock. */
+export function localDateTime(date: Date): string {
+  return (
+    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  )
+}
+
+const RELATIVE_NOW = /^\$NOW(?:\(\s*([+-]?\d+)\s*(millisecond|second|minute|hour|day|week|month|year)s?\s*\))?$/i
+
+/**
+ * Resolves `$NOW` and `$NOW(-1 day)` to an ISO instant, or returns null when the text is not such a token.
+ * Months and years move the calendar (Jan 31 + 1 month = Mar 2/3, as `Date` does); the rest move the clock.
+ */
+export function resolveNow(text: string, now: Date): string | null {
+  const match = RELATIVE_NOW.exec(text.trim())
+  if (!match) return null
+  const date = new Date(now.getTime())
+  const amount = Number(match[1] ?? 0)
+  switch ((match[2] ?? 'second').toLowerCase()) {
+    case 'millisecond': date.setTime(date.getTime() + amount); break
+    case 'second': date.setTime(date.getTime() + amount * 1000); break
+    case 'minute': date.setTime(date.getTime() + amount * 60_000); break
+    case 'hour': date.setTime(date.getTime() + amount * 3_600_000); break
+    case 'day': date.setTime(date.getTime() + amount * 86_400_000); break
+    case 'week': date.setTime(date.getTime() + amount * 604_800_000); break
+    case 'month': date.setUTCMonth(date.getUTCMonth() + amount); break
+    case 'year': date.setUTCFullYear(date.getUTCFullYear() + amount); break
+  }
+  return date.toISOString()
+}
