@@ -1,0 +1,121 @@
+// Test support: knex configurations for the three test databases, per-worker database creation, reachability probes.
+import knexFactory, { type Knex } from 'knex'
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql'
+export const ALL_DIALECTS: readonly DialectName[] = ['sqlite', 'postgres', 'mysql']
+
+const CONNECT_TIMEOUT_MS = 3000
+const PG_BASE = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
+const MYSQL_BASE = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306'
+/** Where the global setup leaves `{ [dialect]: reason }` for the servers it could not reach. */
+export const UNREACHABLE_ENV = 'ITEMS_TEST_UNREACHABLE'
+
+/** The dialects selected by `DIALECTS=sqlite,postgres` (default: all). */
+export function selectedDialects(): DialectName[] {
+  const raw = process.env.DIALECTS?.trim()
+  if (!raw) return [...ALL_DIALECTS]
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean)
+  const unknown = names.filter((name) => !ALL_DIALECTS.includes(name as DialectName))
+  if (unknown.length) throw new Error(`DIALECTS lists unknown dialect(s): ${unknown.join(', ')}`)
+  return names as DialectName[]
+}
+
+/** Each jest worker gets its own database so that parallel spec files never see each other's rows. */
+export function workerDatabase(): string {
+  return `items_test_${process.env.JEST_WORKER_ID ?? '1'}`
+}
+
+function pgConnection(database: string): Knex.PgConnectionConfig {
+  const url = new URL(PG_BASE)
+  url.pathname = `/${database}`
+  return { connectionString: url.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
+}
+
+function mysqlConnection(database?: string): Knex.MySql2ConnectionConfig {
+  const url = new URL(MYSQL_BASE)
+  return {
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    ...(database ? { database } : {}),
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    charset: 'utf8mb4',
+  }
+}
+
+/** The knex configuration for a dialect's worker database (sqlite: a fresh in-memory database). */
+export function knexConfig(name: DialectName): Knex.Config {
+  const common = { acquireConnectionTimeout: 10_000 }
+  switch (name) {
+    case 'sqlite':
+      return {
+        ...common,
+        client: 'better-sqlite3',
+        connection: { filename: ':memory:' },
+        useNullAsDefault: true,
+        // One connection, or each pooled connection would open a different in-memory database.
+        pool: {
+          min: 1,
+          max: 1,
+          afterCreate: (conn: { pragma(source: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+            conn.pragma('foreign_keys = ON')
+            done(null, conn)
+          },
+        },
+      }
+    case 'postgres':
+      return { ...common, client: 'pg', connection: pgConnection(workerDatabase()) }
+    case 'mysql':
+      return { ...common, client: 'mysql2', connection: mysqlConnection(workerDatabase()) }
+  }
+}
+
+async function withServerConnection<T>(name: 'postgres' | 'mysql', fn: (knex: Knex) => Promise<T>): Promise<T> {
+  const knex = knexFactory({
+    client: name === 'postgres' ? 'pg' : 'mysql2',
+    connection: name === 'postgres' ? pgConnection('postgres') : mysqlConnection(),
+    pool: { min: 0, max: 1 },
+    acquireConnectionTimeout: CONNECT_TIMEOUT_MS + 1000,
+  })
+  try {
+    return await fn(knex)
+  } finally {
+    await knex.destroy()
+  }
+}
+
+/** Creates the worker's database if it does not exist yet (sqlite needs nothing). */
+export async function ensureDatabase(name: DialectName): Promise<void> {
+  if (name === 'sqlite') return
+  const database = workerDatabase()
+  await withServerConnection(name, async (knex) => {
+    if (name === 'mysql') {
+      await knex.raw('create database if not exists ?? character set utf8mb4', [database])
+      return
+    }
+    const found = await knex('pg_database').where({ datname: database }).first('datname')
+    if (found) return
+    try {
+      await knex.raw('create database ??', [database])
+    } catch (error) {
+      // Another process may have created it between the check and the create.
+      if ((error as { code?: string }).code !== '42P04') throw error
+    }
+  })
+}
+
+/** Resolves to `null` when the dialect's server answers, or to the reason it does not. */
+export async function probe(name: DialectName): Promise<string | null> {
+  if (name === 'sqlite') return null
+  // Only the host: the URL may carry a password.
+  const where = new URL(name === 'postgres' ? PG_BASE : MYSQL_BASE).host
+  try {
+    await withServerConnection(name, (knex) => knex.raw('select 1'))
+    return null
+  } catch (error) {
+    return `${name} is unreachable at ${where}: ${(error as Error).message}`
+  }
+}

@@ -1,0 +1,97 @@
+// Test support: runs a suite once per database dialect, each against its own freshly created and seeded tables.
+import knexFactory, { type Knex } from 'knex'
+import { resetTables, seedTables, type SeedOptions } from '../../fixtures/seed'
+import { createTables, dropTables } from '../../fixtures/tables'
+import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV, type DialectName } from './databases'
+
+export type { DialectName }
+
+export interface QueryCount<T> {
+  result: T
+  count: number
+  sql: string[]
+}
+
+export interface DialectContext {
+  readonly name: DialectName
+  /** Set in `beforeAll`; reading it earlier (at describe time) throws. */
+  readonly knex: Knex
+  /** Deletes every fixture row and seeds again (for `beforeEach` in specs that write). */
+  reset(options?: SeedOptions): Promise<void>
+  /** Runs `fn` and reports the statements this knex instance sent meanwhile (transaction BEGIN/COMMIT included). */
+  countQueries<T>(fn: () => Promise<T>): Promise<QueryCount<T>>
+}
+
+interface OwnedContext extends DialectContext {
+  open(): Promise<void>
+  close(): Promise<void>
+}
+
+function createContext(name: DialectName): OwnedContext {
+  let instance: Knex | undefined
+  const knex = (): Knex => {
+    if (!instance) throw new Error(`The ${name} knex instance is only available inside hooks and tests`)
+    return instance
+  }
+  return {
+    name,
+    get knex() {
+      return knex()
+    },
+    reset: (options) => resetTables(knex(), options),
+    async countQueries(fn) {
+      const sql: string[] = []
+      const listener = (query: { sql: string }): void => {
+        sql.push(query.sql)
+      }
+      knex().on('query', listener)
+      try {
+        const result = await fn()
+        return { result, count: sql.length, sql }
+      } finally {
+        knex().off('query', listener)
+      }
+    },
+    async open() {
+      await ensureDatabase(name)
+      instance = knexFactory(knexConfig(name))
+      await dropTables(instance)
+      await createTables(instance)
+      await seedTables(instance)
+    },
+    async close() {
+      await instance?.destroy()
+      instance = undefined
+    },
+  }
+}
+
+/** Reasons recorded by the global setup, by dialect; empty when it did not run. */
+function unreachableDialects(): Partial<Record<DialectName, string>> {
+  const raw = process.env[UNREACHABLE_ENV]
+  return raw ? (JSON.parse(raw) as Partial<Record<DialectName, string>>) : {}
+}
+
+/**
+ * Declares `describe(<dialect>, ...)` for every selected dialect. The reachability check has to happen in the
+ * global setup: jest collects tests synchronously, so a skip cannot wait for a connection attempt here.
+ */
+export function forEachDialect(suite: (ctx: DialectContext) => void): void {
+  const unreachable = unreachableDialects()
+  for (const name of selectedDialects()) {
+    const reason = unreachable[name]
+    if (reason && process.env.CI !== 'true') {
+      describe.skip(name, () => suite(createContext(name)))
+      continue
+    }
+    describe(name, () => {
+      const ctx = createContext(name)
+      beforeAll(async () => {
+        if (reason) throw new Error(`${reason}. CI=true, so database suites must not be skipped.`)
+        await ctx.open()
+      })
+      afterAll(() => ctx.close())
+      suite(ctx)
+    })
+  }
+}
