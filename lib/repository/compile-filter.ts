@@ -1,6 +1,6 @@
 // Compiles FilterNode trees and search terms into knex WHERE clauses; every value is a bound parameter.
 import type { Knex } from 'knex'
-import { OPERATORS } from '../query/operators'
+import { OPERATORS, type FilterOperator } from '../query/operators'
 import type { FilterNode, Scalar } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
@@ -10,6 +10,7 @@ import { toStorage } from './storage'
 type Where = Knex.QueryBuilder
 
 const MATCH_NOTHING = '1 = 0'
+const EXACT_TEXT_OPERATORS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['_eq', '_neq', '_in', '_nin'])
 
 function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'comparison' }>, dialect: Dialect): void {
   const { field, operator } = node
@@ -20,6 +21,11 @@ function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'compari
   if (pattern) {
     const { sql, bindings } = dialect.pattern(column, String(node.value), pattern)
     qb.whereRaw(sql, bindings)
+    return
+  }
+  const exact = FIELD_TYPES[field.type].family === 'string' ? dialect.exactText : null
+  if (exact !== null && node.value !== null && EXACT_TEXT_OPERATORS.has(operator)) {
+    compileExactText(qb, node, exact, one, many)
     return
   }
   switch (operator) {
@@ -46,6 +52,41 @@ function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'compari
     default:
       // Pattern operators returned above; a new operator must be handled here.
       throw new Error(`Unhandled filter operator ${operator}`)
+  }
+}
+
+/**
+ * Text equality where the collation would ignore case or accents. The plain comparison stays beside the exact
+ * one so that an index on the column can still narrow the rows first.
+ */
+function compileExactText(
+  qb: Where,
+  node: Extract<FilterNode, { kind: 'comparison' }>,
+  exact: string,
+  one: () => Knex.Value,
+  many: () => Knex.Value[],
+): void {
+  const column = node.field.column
+  switch (node.operator) {
+    case '_eq':
+      qb.where(column, '=', one()).whereRaw(`?? = ${exact}`, [column, one()])
+      return
+    case '_neq':
+      qb.whereRaw(`?? <> ${exact}`, [column, one()])
+      return
+    case '_in': {
+      const values = many()
+      if (values.length === 0) qb.whereRaw(MATCH_NOTHING)
+      else qb.whereIn(column, values).whereRaw(`?? IN (${values.map(() => exact).join(', ')})`, [column, ...values])
+      return
+    }
+    case '_nin': {
+      const values = many()
+      if (values.length > 0) qb.whereRaw(`?? NOT IN (${values.map(() => exact).join(', ')})`, [column, ...values])
+      return
+    }
+    default:
+      throw new Error(`Unhandled exact text operator ${node.operator}`)
   }
 }
 

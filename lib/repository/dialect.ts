@@ -15,8 +15,17 @@ export interface Dialect {
    * last inserted id instead, which knex hands back as the insert's result.
    */
   readonly insertReturnsKeyWithReturning: boolean
-  /** NULL sorts before every value in ascending order without being told (SQLite, MySQL; not PostgreSQL). */
-  readonly nullsSortLowest: boolean
+  /**
+   * An ORDER BY term for `column`. Every database sorts NULL first ascending and last descending, and text by
+   * code point, so a page is the same everywhere (PostgreSQL's default NULL order is the reverse, and its
+   * locale collations, like MySQL's `_ci` ones, order text by language rules).
+   */
+  orderBy(column: string, direction: 'asc' | 'desc', text: boolean): { sql: string; bindings: string[] }
+  /**
+   * How a bound text value is wrapped so that `=`, `<>` and `IN` compare exactly (case, accents and trailing
+   * spaces count), or null where the plain comparison already does (PostgreSQL, SQLite).
+   */
+  readonly exactText: string | null
   /**
    * Types read through a cast to text, so the value does not depend on the driver's type parsers or the
    * connection's time zone: MySQL's DATETIME parsing follows mysql2's `timezone` option and its BIGINT parsing
@@ -45,7 +54,11 @@ function likePattern(term: string, anchor: PatternSpec['anchor']): string {
 const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
-  nullsSortLowest: false,
+  orderBy: (column, direction, text) => ({
+    sql: `??${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
+    bindings: [column],
+  }),
+  exactText: null,
   readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp']),
   textCast: 'CAST(?? AS TEXT)',
   maxParameters: 65_000,
@@ -61,7 +74,8 @@ const postgres: Dialect = {
 const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
-  nullsSortLowest: true,
+  orderBy: (column, direction, text) => ({ sql: `${text ? 'CAST(?? AS BINARY)' : '??'} ${direction}`, bindings: [column] }),
+  exactText: 'CAST(? AS BINARY)',
   readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp']),
   textCast: 'CAST(?? AS CHAR)',
   maxParameters: 65_000,
@@ -87,7 +101,9 @@ function globPattern(term: string, anchor: PatternSpec['anchor']): string {
 const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
-  nullsSortLowest: true,
+  // SQLite's default BINARY collation already orders text by code point.
+  orderBy: (column, direction) => ({ sql: `?? ${direction}`, bindings: [column] }),
+  exactText: null,
   readAsText: new Set<FieldType>(['bigInteger']),
   textCast: 'CAST(?? AS TEXT)',
   // SQLITE_MAX_VARIABLE_NUMBER is 32766 since SQLite 3.32.

@@ -5,6 +5,7 @@ import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import type { FieldNode, FilterNode, Query, Selection } from '../query/query'
 import type { Collection, Field, O2MRelation, Schema } from '../schema/collection'
+import { FIELD_TYPES } from '../schema/field-types'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileSearch } from './compile-filter'
@@ -131,8 +132,8 @@ export class ItemsRepository {
     const qb = db(collection.table).select([...columns].map((field) => selectColumn(this.knex, field, this.dialect)))
     this.where(qb, collection, selection.filter, selection.search)
     for (const { field, direction } of selection.sort) {
-      if (this.dialect.nullsSortLowest) qb.orderBy(field.column, direction)
-      else qb.orderBy(field.column, direction, direction === 'asc' ? 'first' : 'last')
+      const { sql, bindings } = this.dialect.orderBy(field.column, direction, FIELD_TYPES[field.type].family === 'string')
+      qb.orderByRaw(sql, bindings)
     }
     if (selection.limit !== null) qb.limit(selection.limit)
     if (selection.offset > 0) qb.offset(selection.offset)

@@ -20,9 +20,13 @@ export function selectedDialects(): DialectName[] {
   return names as DialectName[]
 }
 
-/** Each jest worker gets its own database so that parallel spec files never see each other's rows. */
+/**
+ * Each jest worker gets its own database so that parallel spec files never see each other's rows;
+ * `ITEMS_TEST_RUN` separates jest runs that share the servers (for example two checkouts at once).
+ */
 export function workerDatabase(): string {
-  return `items_test_${process.env.JEST_WORKER_ID ?? '1'}`
+  const run = (process.env.ITEMS_TEST_RUN ?? '').replace(/[^a-z0-9]/gi, '')
+  return `items_test_${run ? `${run}_` : ''}${process.env.JEST_WORKER_ID ?? '1'}`
 }
 
 function pgConnection(database: string): Knex.PgConnectionConfig {
@@ -40,8 +44,7 @@ function mysqlConnection(database?: string): Knex.MySql2ConnectionConfig {
     password: decodeURIComponent(url.password),
     ...(database ? { database } : {}),
     connectTimeout: CONNECT_TIMEOUT_MS,
-    supportBigNumbers: true,
-    bigNumberStrings: true,
+    // mysql2's defaults otherwise: the library must not depend on number or date parsing options.
     charset: 'utf8mb4',
   }
 }
