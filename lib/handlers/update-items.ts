@@ -6,10 +6,8 @@ import type { UpdateSet } from '../repository/items-repository'
 import type { PrimaryKey } from '../types'
 import { sendData } from './envelope'
 import type { ItemsHandler, RequestContext } from './route'
+import { isPlainObject } from '../is-plain-object'
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 async function updateEach(context: RequestContext, items: unknown[]): Promise<PrimaryKey[]> {
   const { collection, validator, repository } = context

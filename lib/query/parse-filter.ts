@@ -6,6 +6,7 @@ import { resolveNow } from '../schema/temporal'
 import type { FieldType } from '../types'
 import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
 import type { FilterNode, Scalar } from './query'
+import { isPlainObject } from '../is-plain-object'
 
 export interface FilterLimits {
   /** Deepest nesting of `_and` / `_or` groups. */
@@ -36,9 +37,6 @@ const NOW_FORM: Partial<Record<FieldType, (iso: string) => string>> = {
   time: (iso) => iso.slice(11, 19),
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function describeValue(raw: unknown): string {
   return typeof raw === 'string' ? `"${raw}"` : JSON.stringify(raw) ?? String(raw)

@@ -3,6 +3,7 @@ import { ConfigError } from '../errors'
 import type { CollectionDefinition, FieldDefinition, FieldType, LimitOptions, ScalarFieldDefinition } from '../types'
 import type { Collection, Field, Limits, Member, O2MRelation, Schema } from './collection'
 import { FIELD_TYPES } from './field-types'
+import { isPlainObject } from '../is-plain-object'
 
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 
@@ -26,9 +27,6 @@ function checkKeys(given: object, known: object, where: string): void {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 export function checkPositiveInteger(value: unknown, where: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
