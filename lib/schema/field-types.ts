@@ -67,9 +67,24 @@ export function formatDecimal(text: string, scale?: number): string {
   return negative && /[1-9]/.test(body) ? `-${body}` : body
 }
 
-/** A float as a driver may hand it: exponent notation from String() is spelled out for decimal text. */
-function plainNumberText(value: number): string {
-  return Number.isInteger(value) ? BigInt(value).toString() : value.toFixed(20).replace(/0+$/, '')
+/**
+ * A number as decimal text: the shortest form that reads back as the same double (what String() gives, so
+ * 0.05 stays "0.05"), with exponent notation (1e-7, 1e+21) spelled out.
+ */
+export function plainNumberText(value: number): string {
+  const text = String(value)
+  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text)
+  if (!match) return text
+  const [, sign, whole, fraction = '', exponent] = match
+  const digits = whole + fraction
+  const point = whole.length + Number(exponent)
+  const body =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`
+  return sign + body
 }
 
 const stringSpec = (): FieldTypeSpec => ({

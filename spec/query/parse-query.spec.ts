@@ -1,0 +1,488 @@
+// The shared parameter parser turns raw query strings into exact typed Query parts, or an InvalidQueryError naming why.
+import { collections } from '../../fixtures/schema'
+import { InvalidPayloadError, InvalidQueryError } from '../../lib/errors'
+import { parseFields } from '../../lib/query/parse-fields'
+import { parseList, parseSingle } from '../../lib/query/parse-list'
+import { parsePagination } from '../../lib/query/parse-pagination'
+import { parseQuery, parseSelection } from '../../lib/query/parse-query'
+import { parseSort } from '../../lib/query/parse-sort'
+import type { FieldNode, SortNode } from '../../lib/query/query'
+import { readQueryString, type QueryStringLimits } from '../../lib/query/read-query-string'
+import { buildSchema } from '../../lib/schema/build-schema'
+import type { Collection, Field, Limits, O2MRelation } from '../../lib/schema/collection'
+
+const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
+const filterLimits = { maxDepth: 10, maxInListLength: 1000 }
+const LARGEST = 2_147_483_647
+
+function collection(name: string): Collection {
+  const found = schema.collections.get(name)
+  if (!found) throw new Error(`fixture collection ${name} missing`)
+  return found
+}
+
+const articles = collection('articles')
+const authors = collection('authors')
+
+function field(of: Collection, name: string): Field {
+  const member = of.members.get(name)
+  if (member?.kind !== 'field') throw new Error(`${of.name}.${name} is not a field`)
+  return member
+}
+
+function relation(of: Collection, name: string): O2MRelation {
+  const member = of.members.get(name)
+  if (member?.kind !== 'o2m') throw new Error(`${of.name}.${name} is not an o2m`)
+  return member
+}
+
+/** The FieldNode the parser must produce for a member name (schema objects, never request strings). */
+function node(of: Collection, name: string): FieldNode {
+  const member = of.members.get(name)
+  if (!member) throw new Error(`${of.name}.${name} missing`)
+  return member.kind === 'o2m' ? { kind: 'o2m', output: name, relation: member } : { kind: 'field', output: name, field: member }
+}
+
+const nodes = (of: Collection, names: string[]): FieldNode[] => names.map((name) => node(of, name))
+
+function sortNodes(of: Collection, entries: Array<[string, 'asc' | 'desc']>): SortNode[] {
+  return entries.map(([name, direction]) => ({ field: field(of, name), direction }))
+}
+
+/** Runs `fn`, which must throw an InvalidQueryError, and answers its reason. */
+function reasonOf(fn: () => unknown): string {
+  let thrown: unknown
+  try {
+    fn()
+  } catch (error) {
+    thrown = error
+  }
+  expect(thrown).toBeInstanceOf(InvalidQueryError)
+  const error = thrown as InvalidQueryError
+  expect(error.code).toBe('INVALID_QUERY')
+  expect(error.status).toBe(400)
+  expect(error.message).toBe(`Invalid query. ${error.reason}.`)
+  return error.reason
+}
+
+const ARTICLE_MEMBERS = ['id', 'title', 'status', 'rating', 'published_at', 'tags', 'author', 'parent', 'comments', 'topics']
+const AUTHOR_VISIBLE = ['id', 'name', 'email', 'bio', 'articles']
+
+describe('parseList / parseSingle', () => {
+  it.each<[string, unknown, string[]]>([
+    ['absent', undefined, []],
+    ['empty text', '', []],
+    ['one name', 'id', ['id']],
+    ['comma list', 'id,title', ['id', 'title']],
+    ['whitespace and empty entries dropped', ' id , ,title ,', ['id', 'title']],
+    ['array form', ['id', 'title'], ['id', 'title']],
+    ['array entries may hold commas', ['id,title', 'rating'], ['id', 'title', 'rating']],
+    ['empty array', [], []],
+  ])('parseList: %s', (_label, raw, expected) => {
+    expect(parseList(raw, 'fields')).toEqual(expected)
+  })
+
+  it.each<[string, unknown]>([
+    ['an object', { a: 'b' }],
+    ['a nested array', [['id']]],
+    ['a number inside an array', [1]],
+  ])('parseList rejects %s', (_label, raw) => {
+    expect(reasonOf(() => parseList(raw, 'fields'))).toBe('"fields" must be a comma-separated list')
+  })
+
+  it.each<[unknown, string | undefined]>([
+    [undefined, undefined],
+    ['', ''],
+    ['x,y', 'x,y'],
+  ])('parseSingle(%p) = %p', (raw, expected) => {
+    expect(parseSingle(raw, 'search')).toBe(expected)
+  })
+
+  it.each<[string, unknown]>([
+    ['an array (parameter repeated)', ['a', 'b']],
+    ['an object (brackets)', { a: 'b' }],
+  ])('parseSingle rejects %s', (_label, raw) => {
+    expect(reasonOf(() => parseSingle(raw, 'search'))).toBe('"search" must be given once, as plain text')
+  })
+})
+
+describe('parseFields', () => {
+  it.each<[string, unknown, string[]]>([
+    ['absent: every visible member in definition order', undefined, ARTICLE_MEMBERS],
+    ['empty text acts like absent', '', ARTICLE_MEMBERS],
+    ['*', '*', ARTICLE_MEMBERS],
+    ['comma list in request order', 'title,id', ['title', 'id']],
+    ['array form in request order', ['rating', 'id', 'title'], ['rating', 'id', 'title']],
+    ['duplicates collapse onto the first position', 'title,id,title', ['title', 'id']],
+    ['a name before * keeps its place, * adds the rest once', 'rating,*', ['rating', ...ARTICLE_MEMBERS.filter((n) => n !== 'rating')]],
+    ['o2m aliases are nodes of kind o2m', 'comments,id', ['comments', 'id']],
+    ['surrounding whitespace is ignored', ' id , title ', ['id', 'title']],
+  ])('%s', (_label, raw, expected) => {
+    expect(parseFields(raw, articles)).toEqual(nodes(articles, expected))
+  })
+
+  it('holds the schema objects themselves, not copies', () => {
+    const [id, comments] = parseFields('id,comments', articles)
+    expect(id).toEqual({ kind: 'field', output: 'id', field: articles.primaryKey })
+    expect(id!.kind === 'field' && id!.field).toBe(articles.primaryKey)
+    expect(comments!.kind === 'o2m' && comments!.relation).toBe(relation(articles, 'comments'))
+    expect(relation(articles, 'comments')).toMatchObject({ related: 'comments', foreignKey: 'article' })
+  })
+
+  it('* never includes a hidden field', () => {
+    expect(parseFields('*', authors)).toEqual(nodes(authors, AUTHOR_VISIBLE))
+    expect(parseFields(undefined, authors).map((n) => n.output)).not.toContain('password_hash')
+  })
+
+  it.each<[string, Collection, unknown, string]>([
+    ['unknown field', articles, 'id,nope', 'Field "nope" does not exist in collection "articles"'],
+    ['unknown field in array form', articles, ['id', 'Title'], 'Field "Title" does not exist in collection "articles"'],
+    ['hidden field, exactly like an unknown one', authors, 'password_hash', 'Field "password_hash" does not exist in collection "authors"'],
+    ['hidden field after *', authors, '*,password_hash', 'Field "password_hash" does not exist in collection "authors"'],
+    ['dot path', articles, 'author.name', 'Relational field paths such as "author.name" are not supported yet'],
+    ['wildcard dot path', articles, '*.*', 'Relational field paths such as "*.*" are not supported yet'],
+    ['bracket object', articles, { a: 'id' }, '"fields" must be a comma-separated list'],
+  ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
+    expect(reasonOf(() => parseFields(raw, of))).toBe(reason)
+  })
+})
+
+describe('parseSort', () => {
+  it.each<[string, unknown, Array<[string, 'asc' | 'desc']>]>([
+    ['absent: primary key ascending', undefined, [['id', 'asc']]],
+    ['empty text: primary key ascending', '', [['id', 'asc']]],
+    ['comma list, then the primary key tiebreaker', '-rating,title', [['rating', 'desc'], ['title', 'asc'], ['id', 'asc']]],
+    ['array form', ['-published_at', 'status'], [['published_at', 'desc'], ['status', 'asc'], ['id', 'asc']]],
+    ['explicit primary key is not appended twice', ['-rating', 'id'], [['rating', 'desc'], ['id', 'asc']]],
+    ['descending primary key alone', '-id', [['id', 'desc']]],
+    ['primary key in the middle keeps its place', 'id,title', [['id', 'asc'], ['title', 'asc']]],
+    ['+ prefix means ascending', '+title', [['title', 'asc'], ['id', 'asc']]],
+    ['a repeated field keeps its first direction', '-title,title', [['title', 'desc'], ['id', 'asc']]],
+    ['m2o key columns sort by the key', 'author', [['author', 'asc'], ['id', 'asc']]],
+  ])('%s', (_label, raw, expected) => {
+    expect(parseSort(raw, articles)).toEqual(sortNodes(articles, expected))
+  })
+
+  it('uses the schema field objects', () => {
+    const [rating] = parseSort('-rating', articles)
+    expect(rating!.field).toBe(field(articles, 'rating'))
+  })
+
+  it.each<[string, Collection, unknown, string]>([
+    ['unknown field', articles, 'nope', 'Cannot sort by "nope": no such field in collection "articles"'],
+    ['unknown descending field', articles, '-nope', 'Cannot sort by "nope": no such field in collection "articles"'],
+    ['hidden field, like an unknown one', authors, 'password_hash', 'Cannot sort by "password_hash": no such field in collection "authors"'],
+    ['json field', articles, 'tags', 'Cannot sort by "tags": only scalar fields can be sorted'],
+    ['o2m alias', articles, '-comments', 'Cannot sort by "comments": only scalar fields can be sorted'],
+    ['bracket object', articles, { a: 'id' }, '"sort" must be a comma-separated list'],
+  ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
+    expect(reasonOf(() => parseSort(raw, of))).toBe(reason)
+  })
+})
+
+describe('parsePagination', () => {
+  const limits: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
+  const capped: Limits = { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }
+  const LIMIT_REASON = `"limit" must be -1 or a whole number up to ${LARGEST}`
+  const OFFSET_REASON = `"offset" must be a whole number from 0 to ${LARGEST}`
+  const PAGE_REASON = `"page" must be a whole number from 0 to ${LARGEST}`
+
+  type Raw = { limit?: unknown; offset?: unknown; page?: unknown }
+
+  it.each<[string, Raw, { limit: number | null; offset: number }]>([
+    ['nothing: the default page size', {}, { limit: 100, offset: 0 }],
+    ['limit=0', { limit: '0' }, { limit: 0, offset: 0 }],
+    ['limit=25', { limit: '25' }, { limit: 25, offset: 0 }],
+    ['limit=-1: every row', { limit: '-1' }, { limit: null, offset: 0 }],
+    ['limit empty: the default', { limit: '' }, { limit: 100, offset: 0 }],
+    ['limit as a JSON number (by-query bodies)', { limit: 5 }, { limit: 5, offset: 0 }],
+    ['largest accepted limit', { limit: String(LARGEST) }, { limit: LARGEST, offset: 0 }],
+    ['offset', { limit: '10', offset: '30' }, { limit: 10, offset: 30 }],
+    ['offset=0', { offset: '0' }, { limit: 100, offset: 0 }],
+    ['page=1', { limit: '10', page: '1' }, { limit: 10, offset: 0 }],
+    ['page=3', { limit: '10', page: '3' }, { limit: 10, offset: 20 }],
+    ['page=0 acts like page 1', { limit: '10', page: '0' }, { limit: 10, offset: 0 }],
+    ['page with the default limit', { page: '2' }, { limit: 100, offset: 100 }],
+    ['page wins over offset', { limit: '10', page: '2', offset: '5' }, { limit: 10, offset: 10 }],
+    ['page=1 with limit=-1: every row', { limit: '-1', page: '1' }, { limit: null, offset: 0 }],
+    ['page=2 with limit=-1: nothing left', { limit: '-1', page: '2' }, { limit: 0, offset: 0 }],
+  ])('%s', (_label, raw, expected) => {
+    expect(parsePagination(raw, limits)).toEqual(expected)
+  })
+
+  it.each<[string, Raw, string]>([
+    ['limit=abc', { limit: 'abc' }, LIMIT_REASON],
+    ['limit=2.5', { limit: '2.5' }, LIMIT_REASON],
+    ['limit=-5', { limit: '-5' }, LIMIT_REASON],
+    ['limit=-2', { limit: '-2' }, LIMIT_REASON],
+    ['limit=1e3', { limit: '1e3' }, LIMIT_REASON],
+    ['limit=0x10', { limit: '0x10' }, LIMIT_REASON],
+    ['limit one past the largest', { limit: String(LARGEST + 1) }, LIMIT_REASON],
+    ['huge limit', { limit: '99999999999999999999' }, LIMIT_REASON],
+    ['limit repeated', { limit: ['1', '2'] }, '"limit" must be given once, as plain text'],
+    ['limit as brackets', { limit: { a: '1' } }, '"limit" must be given once, as plain text'],
+    ['offset=-1', { offset: '-1' }, OFFSET_REASON],
+    ['offset=abc', { offset: 'abc' }, OFFSET_REASON],
+    ['offset=1.5', { offset: '1.5' }, OFFSET_REASON],
+    ['page=-1', { page: '-1' }, PAGE_REASON],
+    ['page=x', { page: 'x' }, PAGE_REASON],
+  ])('%s → InvalidQueryError', (_label, raw, reason) => {
+    expect(reasonOf(() => parsePagination(raw, limits))).toBe(reason)
+  })
+
+  it.each<[string, Raw, { limit: number | null; offset: number }]>([
+    ['default page size under a cap', {}, { limit: 10, offset: 0 }],
+    ['limit equal to the cap', { limit: '50' }, { limit: 50, offset: 0 }],
+    ['limit=-1 is capped', { limit: '-1' }, { limit: 50, offset: 0 }],
+    ['page=2 with limit=-1 under a cap', { limit: '-1', page: '2' }, { limit: 50, offset: 50 }],
+  ])('maxLimit: %s', (_label, raw, expected) => {
+    expect(parsePagination(raw, capped)).toEqual(expected)
+  })
+
+  it('maxLimit: a larger limit is refused', () => {
+    expect(reasonOf(() => parsePagination({ limit: '51' }, capped))).toBe('"limit" may be at most 50')
+  })
+
+  it.each<[string, Raw, { limit: number | null; offset: number }]>([
+    ['no limit: every matching row', {}, { limit: null, offset: 0 }],
+    ['limit=-1: every matching row, no cap', { limit: -1 }, { limit: null, offset: 0 }],
+    ['maxLimit does not apply to writes', { limit: 500 }, { limit: 500, offset: 0 }],
+  ])('write purpose: %s', (_label, raw, expected) => {
+    expect(parsePagination(raw, capped, 'write')).toEqual(expected)
+  })
+})
+
+describe('readQueryString', () => {
+  const limits: QueryStringLimits = { maxParameters: 1000, maxArrayLength: 1000, maxDepth: 24 }
+  const TOO_LARGE = /^The query string is too large or too deeply nested \(.+\)$/
+
+  it.each<[string, string, Record<string, unknown>]>([
+    ['no query string', '/items/articles', {}],
+    ['empty query string', '/items/articles?', {}],
+    ['plain parameters', '/items/articles?limit=3&offset=1', { limit: '3', offset: '1' }],
+    ['comma lists stay one string', '/items/articles?fields=id,title', { fields: 'id,title' }],
+    ['array brackets', '/items/articles?fields[]=id&fields[]=title', { fields: ['id', 'title'] }],
+    ['repeated parameter becomes an array', '/items/articles?sort=id&sort=title', { sort: ['id', 'title'] }],
+    ['nested brackets', '/items/articles?filter[rating][_eq]=5', { filter: { rating: { _eq: '5' } } }],
+    ['encoded brackets', '/items/articles?filter%5Brating%5D%5B_eq%5D=5', { filter: { rating: { _eq: '5' } } }],
+    ['group arrays', '/items/articles?filter[_or][0][id][_eq]=1&filter[_or][1][id][_eq]=2', {
+      filter: { _or: [{ id: { _eq: '1' } }, { id: { _eq: '2' } }] },
+    }],
+    ['percent-decoding and + as space', '/items/articles?search=%C3%BCber+alles%25', { search: 'über alles%' }],
+    ['a JSON filter stays text', '/items/articles?filter={"id":{"_eq":1}}', { filter: '{"id":{"_eq":1}}' }],
+    ['a bare name is an empty value', '/items/articles?meta', { meta: '' }],
+  ])('%s', (_label, url, expected) => {
+    expect(readQueryString(url, limits)).toEqual(expected)
+  })
+
+  it('ignores prototype keys instead of polluting objects', () => {
+    const parsed = readQueryString('/items/articles?__proto__[polluted]=1&constructor[prototype][x]=1&limit=2', limits)
+    expect(Object.keys(parsed).sort()).toEqual(['constructor', 'limit'])
+    expect(parsed.limit).toBe('2')
+    // A `constructor` parameter is plain data on a prototype-less object, not Object's constructor.
+    expect(Object.getPrototypeOf(parsed)).toBeNull()
+    expect(parsed.constructor).toEqual({ prototype: { x: '1' } })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(({} as Record<string, unknown>).x).toBeUndefined()
+  })
+
+  it.each<[string, QueryStringLimits, string, Record<string, unknown>]>([
+    ['exactly the parameter limit', { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 }, 'a=1&b=2&c=3', { a: '1', b: '2', c: '3' }],
+    ['exactly the array limit', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[]=a&f[]=b&f[]=c', { f: ['a', 'b', 'c'] }],
+    ['exactly the depth limit', { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 }, 'f[a][b]=1', { f: { a: { b: '1' } } }],
+  ])('accepts %s', (_label, custom, query, expected) => {
+    expect(readQueryString(`/x?${query}`, custom)).toEqual(expected)
+  })
+
+  it.each<[string, QueryStringLimits, string, RegExp]>([
+    ['too many parameters', { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 }, 'a=1&b=2&c=3&d=4', /Parameter limit/],
+    ['too long a bracket array', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[]=a&f[]=b&f[]=c&f[]=d', /Array limit/],
+    ['too long a repeated parameter', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f=a&f=b&f=c&f=d', /Array limit/],
+    ['an array index past the limit', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[5]=x', /Array limit/],
+    ['too long an _in list', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
+      'filter[id][_in][]=1&filter[id][_in][]=2&filter[id][_in][]=3&filter[id][_in][]=4', /Array limit/],
+    ['too deep brackets', { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 }, 'f[a][b][c]=1', /depth/],
+  ])('%s → InvalidQueryError', (_label, custom, query, detail) => {
+    const reason = reasonOf(() => readQueryString(`/x?${query}`, custom))
+    expect(reason).toMatch(TOO_LARGE)
+    expect(reason).toMatch(detail)
+  })
+})
+
+describe('parseQuery', () => {
+  const parse = (raw: Record<string, unknown>, of: Collection = articles) => parseQuery(raw, of, filterLimits)
+
+  it('fills every default from an empty query string', () => {
+    expect(parse({})).toEqual({
+      fields: nodes(articles, ARTICLE_MEMBERS),
+      filter: null,
+      search: null,
+      sort: sortNodes(articles, [['id', 'asc']]),
+      limit: 100,
+      offset: 0,
+      meta: { totalCount: false, filterCount: false },
+      backlink: true,
+      version: null,
+    })
+  })
+
+  it('parses a full query string end to end', () => {
+    const raw = readQueryString(
+      '/items/articles?fields=title,id&sort[]=-rating&limit=7&page=3&meta=total_count&search=%C3%BCber' +
+        '&filter[rating][_gte]=3&backlink=false&version=main&unknown=ignored',
+      { maxParameters: 1000, maxArrayLength: 1000, maxDepth: 24 },
+    )
+    expect(parse(raw)).toEqual({
+      fields: nodes(articles, ['title', 'id']),
+      filter: { kind: 'comparison', field: field(articles, 'rating'), operator: '_gte', value: 3 },
+      search: 'über',
+      sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
+      limit: 7,
+      offset: 14,
+      meta: { totalCount: true, filterCount: false },
+      backlink: false,
+      version: 'main',
+    })
+  })
+
+  it('reads a JSON filter the same as brackets', () => {
+    const json = parse({ filter: '{"rating":{"_eq":"5"}}' }).filter
+    const brackets = parse({ filter: { rating: { _eq: '5' } } }).filter
+    expect(json).toEqual({ kind: 'comparison', field: field(articles, 'rating'), operator: '_eq', value: 5 })
+    expect(brackets).toEqual(json)
+  })
+
+  it.each<[string, unknown, { totalCount: boolean; filterCount: boolean }]>([
+    ['absent', undefined, { totalCount: false, filterCount: false }],
+    ['empty', '', { totalCount: false, filterCount: false }],
+    ['total_count', 'total_count', { totalCount: true, filterCount: false }],
+    ['filter_count', 'filter_count', { totalCount: false, filterCount: true }],
+    ['*', '*', { totalCount: true, filterCount: true }],
+    ['both, comma list', 'total_count,filter_count', { totalCount: true, filterCount: true }],
+    ['array form', ['filter_count'], { totalCount: false, filterCount: true }],
+  ])('meta %s', (_label, meta, expected) => {
+    expect(parse({ meta }).meta).toEqual(expected)
+  })
+
+  it.each<[unknown, string]>([
+    ['bogus', '"meta" accepts total_count, filter_count or *, not "bogus"'],
+    ['total_count,TOTAL_COUNT', '"meta" accepts total_count, filter_count or *, not "TOTAL_COUNT"'],
+    [{ a: '1' }, '"meta" must be a comma-separated list'],
+  ])('meta=%p → InvalidQueryError', (meta, reason) => {
+    expect(reasonOf(() => parse({ meta }))).toBe(reason)
+  })
+
+  it.each<[string, unknown, string | null]>([
+    ['absent', undefined, null],
+    ['empty means no search', '', null],
+    ['kept verbatim', 'Über', 'Über'],
+    ['wildcards are plain characters here', '%_', '%_'],
+    ['1000 characters', 'x'.repeat(1000), 'x'.repeat(1000)],
+  ])('search %s', (_label, search, expected) => {
+    expect(parse({ search }).search).toBe(expected)
+  })
+
+  it.each<[string, unknown, string]>([
+    ['1001 characters', 'x'.repeat(1001), '"search" may be at most 1000 characters long'],
+    ['repeated', ['a', 'b'], '"search" must be given once, as plain text'],
+  ])('search %s → InvalidQueryError', (_label, search, reason) => {
+    expect(reasonOf(() => parse({ search }))).toBe(reason)
+  })
+
+  it.each<[unknown, boolean]>([
+    [undefined, true],
+    ['true', true],
+    ['false', false],
+  ])('backlink=%p → %p', (backlink, expected) => {
+    expect(parse({ backlink }).backlink).toBe(expected)
+  })
+
+  it.each<[unknown, string]>([
+    ['maybe', '"backlink" must be true or false'],
+    ['', '"backlink" must be true or false'],
+    ['FALSE', '"backlink" must be true or false'],
+    [['true'], '"backlink" must be given once, as plain text'],
+  ])('backlink=%p → InvalidQueryError', (backlink, reason) => {
+    expect(reasonOf(() => parse({ backlink }))).toBe(reason)
+  })
+
+  it.each<[unknown, string | null]>([
+    [undefined, null],
+    ['main', 'main'],
+    ['draft', 'draft'],
+    ['k'.repeat(64), 'k'.repeat(64)],
+  ])('version=%p → %p', (version, expected) => {
+    expect(parse({ version }).version).toBe(expected)
+  })
+
+  it.each<[unknown, string]>([
+    ['', '"version" must be a key of 1 to 64 characters'],
+    ['k'.repeat(65), '"version" must be a key of 1 to 64 characters'],
+    [['a', 'b'], '"version" must be given once, as plain text'],
+  ])('version=%p → InvalidQueryError', (version, reason) => {
+    expect(reasonOf(() => parse({ version }))).toBe(reason)
+  })
+
+  it('uses the collection limits from the schema', () => {
+    const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
+    expect(parseQuery({}, capped, filterLimits)).toMatchObject({ limit: 10, offset: 0 })
+    expect(parseQuery({ limit: '-1' }, capped, filterLimits)).toMatchObject({ limit: 50, offset: 0 })
+    expect(reasonOf(() => parseQuery({ limit: '51' }, capped, filterLimits))).toBe('"limit" may be at most 50')
+  })
+
+  it('reports the first broken parameter, in parsing order', () => {
+    expect(reasonOf(() => parse({ fields: 'nope', sort: 'nope', limit: 'x' }))).toBe(
+      'Field "nope" does not exist in collection "articles"',
+    )
+  })
+})
+
+describe('parseSelection (by-query writes)', () => {
+  it('defaults to every row, primary key order', () => {
+    expect(parseSelection({}, articles, filterLimits)).toEqual({
+      filter: null,
+      search: null,
+      sort: sortNodes(articles, [['id', 'asc']]),
+      limit: null,
+      offset: 0,
+    })
+  })
+
+  it('takes JSON values for filter, search, sort, limit and offset', () => {
+    const selection = parseSelection(
+      { filter: { status: { _eq: 'draft' } }, search: 'river', sort: ['-rating'], limit: 5, offset: 2 },
+      articles,
+      filterLimits,
+    )
+    expect(selection).toEqual({
+      filter: { kind: 'comparison', field: field(articles, 'status'), operator: '_eq', value: 'draft' },
+      search: 'river',
+      sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
+      limit: 5,
+      offset: 2,
+    })
+  })
+
+  it('ignores maxLimit: the batch limit guards writes instead', () => {
+    const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
+    expect(parseSelection({ limit: 500 }, capped, filterLimits)).toMatchObject({ limit: 500 })
+    expect(parseSelection({}, capped, filterLimits)).toMatchObject({ limit: null })
+  })
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['an array', [1, 2]],
+    ['a string', 'filter'],
+  ])('refuses %s as the query with InvalidPayloadError', (_label, raw) => {
+    expect(() => parseSelection(raw, articles, filterLimits)).toThrow(InvalidPayloadError)
+    expect(() => parseSelection(raw, articles, filterLimits)).toThrow(
+      'Invalid payload. "query" must be an object with filter, search, sort, limit or offset.',
+    )
+  })
+
+  it('refuses a bad limit inside the query as an InvalidQueryError', () => {
+    expect(reasonOf(() => parseSelection({ limit: 2.5 }, articles, filterLimits))).toBe(
+      `"limit" must be -1 or a whole number up to ${LARGEST}`,
+    )
+  })
+})
