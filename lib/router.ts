@@ -34,7 +34,8 @@ export function createItemsRouter(options: ItemsRouterOptions): Router {
     repository: new ItemsRepository(config.knex, schema, dialect),
     validators: new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)])),
     // Brackets nest two levels per filter group (`filter[_and][0][...]`) plus field, operator and list index.
-    queryString: { maxParameters: config.maxQueryParameters, maxArrayLength: config.maxInListLength, maxDepth: config.maxFilterDepth * 2 + 4 },
+    // One value of slack over the list limit lets the filter parser, which knows the field, name the problem.
+    queryString: { maxParameters: config.maxQueryParameters, maxArrayLength: config.maxInListLength + 1, maxDepth: config.maxFilterDepth * 2 + 4 },
     filter: { maxDepth: config.maxFilterDepth, maxInListLength: config.maxInListLength },
   })
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>

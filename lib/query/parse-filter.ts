@@ -177,5 +177,6 @@ export function parseFilter(raw: unknown, collection: Collection, limits: Filter
     }
   }
   if (!isPlainObject(tree)) throw new InvalidQueryError('"filter" must be an object')
-  return simplify(parseGroup(tree, { ...limits, collection, now }, 1))
+  // The top-level object is not a group: depth counts `_and` / `_or` nesting only.
+  return simplify(parseGroup(tree, { ...limits, collection, now }, 0))
 }

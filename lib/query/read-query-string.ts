@@ -13,6 +13,14 @@ export interface QueryStringLimits {
 
 export type RawQuery = Record<string, unknown>
 
+function describeLimit(error: unknown, limits: QueryStringLimits): string {
+  const message = error instanceof Error ? error.message : String(error)
+  if (/parameter limit/i.test(message)) return `The query string has more than ${limits.maxParameters} parameters`
+  if (/array limit/i.test(message)) return `A list in the query string has more than ${limits.maxArrayLength} values`
+  if (/depth/i.test(message)) return `The query string nests brackets deeper than ${limits.maxDepth} levels`
+  return 'The query string cannot be parsed'
+}
+
 /** Reads `url`'s query string. Too many parameters, too long arrays or too deep brackets are a 400. */
 export function readQueryString(url: string, limits: QueryStringLimits): RawQuery {
   const start = url.indexOf('?')
@@ -28,6 +36,6 @@ export function readQueryString(url: string, limits: QueryStringLimits): RawQuer
       plainObjects: true,
     }) as RawQuery
   } catch (error) {
-    throw new InvalidQueryError(`The query string is too large or too deeply nested (${(error as Error).message})`)
+    throw new InvalidQueryError(describeLimit(error, limits))
   }
 }

@@ -10,7 +10,7 @@ import { toStorage } from './storage'
 type Where = Knex.QueryBuilder
 
 const MATCH_NOTHING = '1 = 0'
-const EXACT_TEXT_OPERATORS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['_eq', '_neq', '_in', '_nin'])
+const EXACT_TEXT_OPERATORS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['_eq', '_neq', '_in', '_nin', '_empty', '_nempty'])
 
 function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'comparison' }>, dialect: Dialect): void {
   const { field, operator } = node
@@ -56,7 +56,7 @@ function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'compari
 }
 
 /**
- * Text equality where the collation would ignore case or accents. The plain comparison stays beside the exact
+ * Text equality where the collation would ignore case, accents or trailing spaces. The plain comparison stays beside the exact
  * one so that an index on the column can still narrow the rows first.
  */
 function compileExactText(
@@ -85,6 +85,12 @@ function compileExactText(
       if (values.length > 0) qb.whereRaw(`?? NOT IN (${values.map(() => exact).join(', ')})`, [column, ...values])
       return
     }
+    case '_empty':
+      qb.where((inner) => inner.whereNull(column).orWhereRaw(`?? = ${exact}`, [column, '']))
+      return
+    case '_nempty':
+      qb.whereRaw(`?? <> ${exact}`, [column, ''])
+      return
     default:
       throw new Error(`Unhandled exact text operator ${node.operator}`)
   }

@@ -12,7 +12,12 @@ interface PoolLike {
   used?: ReadonlyArray<{ resource: unknown }>
 }
 
-const fold = (value: unknown): unknown => (value === null || value === undefined ? value : String(value).toLowerCase())
+/**
+ * Lower-cases like PostgreSQL and MySQL do: JavaScript turns "İ" into "i" plus a combining dot, which would
+ * then no longer match a plain "i"; the dot is dropped.
+ */
+const fold = (value: unknown): unknown =>
+  value === null || value === undefined ? value : String(value).toLowerCase().replace(/i\u0307/g, 'i')
 
 function register(connection: unknown): void {
   const candidate = connection as Partial<SqliteConnection> | null

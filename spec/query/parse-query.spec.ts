@@ -254,7 +254,6 @@ describe('parsePagination', () => {
 
 describe('readQueryString', () => {
   const limits: QueryStringLimits = { maxParameters: 1000, maxArrayLength: 1000, maxDepth: 24 }
-  const TOO_LARGE = /^The query string is too large or too deeply nested \(.+\)$/
 
   it.each<[string, string, Record<string, unknown>]>([
     ['no query string', '/items/articles', {}],
@@ -294,18 +293,16 @@ describe('readQueryString', () => {
     expect(readQueryString(`/x?${query}`, custom)).toEqual(expected)
   })
 
-  it.each<[string, QueryStringLimits, string, RegExp]>([
-    ['too many parameters', { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 }, 'a=1&b=2&c=3&d=4', /Parameter limit/],
-    ['too long a bracket array', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[]=a&f[]=b&f[]=c&f[]=d', /Array limit/],
-    ['too long a repeated parameter', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f=a&f=b&f=c&f=d', /Array limit/],
-    ['an array index past the limit', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[5]=x', /Array limit/],
+  it.each<[string, QueryStringLimits, string, string]>([
+    ['too many parameters', { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 }, 'a=1&b=2&c=3&d=4', 'The query string has more than 3 parameters'],
+    ['too long a bracket array', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[]=a&f[]=b&f[]=c&f[]=d', 'A list in the query string has more than 3 values'],
+    ['too long a repeated parameter', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f=a&f=b&f=c&f=d', 'A list in the query string has more than 3 values'],
+    ['an array index past the limit', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[5]=x', 'A list in the query string has more than 3 values'],
     ['too long an _in list', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
-      'filter[id][_in][]=1&filter[id][_in][]=2&filter[id][_in][]=3&filter[id][_in][]=4', /Array limit/],
-    ['too deep brackets', { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 }, 'f[a][b][c]=1', /depth/],
-  ])('%s → InvalidQueryError', (_label, custom, query, detail) => {
-    const reason = reasonOf(() => readQueryString(`/x?${query}`, custom))
-    expect(reason).toMatch(TOO_LARGE)
-    expect(reason).toMatch(detail)
+      'filter[id][_in][]=1&filter[id][_in][]=2&filter[id][_in][]=3&filter[id][_in][]=4', 'A list in the query string has more than 3 values'],
+    ['too deep brackets', { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 }, 'f[a][b][c]=1', 'The query string nests brackets deeper than 2 levels'],
+  ])('%s → InvalidQueryError naming the limit', (_label, custom, query, expected) => {
+    expect(reasonOf(() => readQueryString(`/x?${query}`, custom))).toBe(expected)
   })
 })
 
