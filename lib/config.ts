@@ -36,8 +36,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
   const bodyLimit = options.bodyLimit ?? '1mb'
-  if (typeof bodyLimit !== 'number' && typeof bodyLimit !== 'string') {
-    throw new ConfigError('CONFIG_BAD_LIMIT', 'options.bodyLimit must be a number of bytes or a string such as "1mb"')
+  const validBodyLimit =
+    typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
+  if (!validBodyLimit || Number.parseFloat(String(bodyLimit)) <= 0) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', 'options.bodyLimit must be a positive number of bytes or a size such as "1mb"')
   }
   return {
     knex,

@@ -1,6 +1,7 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { hasNul } from '../schema/field-types'
 import { parseFields } from './parse-fields'
 import { parseFilter, type FilterLimits } from './parse-filter'
 import { parseList, parseSingle } from './parse-list'
@@ -28,6 +29,7 @@ function parseSearch(raw: unknown): string | null {
   if (search !== undefined && search.length > MAX_SEARCH_LENGTH) {
     throw new InvalidQueryError(`"search" may be at most ${MAX_SEARCH_LENGTH} characters long`)
   }
+  if (search !== undefined && hasNul(search)) throw new InvalidQueryError('"search" cannot contain the NUL character')
   return search === undefined || search === '' ? null : search
 }
 

@@ -87,11 +87,15 @@ export function plainNumberText(value: number): string {
   return sign + body
 }
 
+/** PostgreSQL cannot store NUL in text, so no database gets one: the same 400 everywhere. */
+export const hasNul = (text: string): boolean => text.includes('\u0000')
+
 const stringSpec = (): FieldTypeSpec => ({
   family: 'string',
-  jsonSchema: (field) => ({ type: 'string', ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) }),
-  fromJson: (value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined),
-  fromText: (text) => text,
+  jsonSchema: (field) => ({ type: 'string', noNul: true, ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) }),
+  fromJson: (value) =>
+    typeof value === 'string' ? (hasNul(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
+  fromText: (text) => (hasNul(text) ? undefined : text),
   fromDatabase: (raw) => (typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)),
 })
 

@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
 import type { Collection, Field } from './collection'
-import { FIELD_TYPES, TEMPORAL_FORMATS, validInt64 } from './field-types'
+import { FIELD_TYPES, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
 
 export type WriteAction = 'create' | 'update'
 
@@ -64,6 +64,8 @@ function describe(error: ErrorObject, field: string): string {
       return `Field "${field}" must be at most ${String(error.params.limit)} characters long`
     case 'int64':
       return `Field "${field}" must be a 64-bit integer`
+    case 'noNul':
+      return `Field "${field}" cannot contain the NUL character`
     case 'minimum':
     case 'maximum':
       return `Field "${field}" is out of range (${String(error.params.comparison)} ${String(error.params.limit)})`
@@ -96,6 +98,7 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
   addFormats(ajv)
   for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => validInt64(data) })
+  ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data) })
   const compiled: Record<WriteAction, ValidateFunction> = {
     create: ajv.compile(buildJsonSchema(collection, 'create')),
     update: ajv.compile(buildJsonSchema(collection, 'update')),
