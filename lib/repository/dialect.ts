@@ -30,6 +30,8 @@ export interface Dialect {
    * Types read through a cast to text, so the value does not depend on the driver's type parsers or the
    * connection's time zone: MySQL's DATETIME parsing follows mysql2's `timezone` option and its BIGINT parsing
    * `supportBigNumbers`; PostgreSQL's Date objects follow the process zone; SQLite rounds big integers to doubles.
+   * JSON columns arrive parsed from pg and MySQL but as text from MariaDB and SQLite; as text, a stored JSON
+   * string such as "42" is parsed exactly once.
    */
   readonly readAsText: ReadonlySet<FieldType>
   /** The cast applied to those columns; `??` is the column. */
@@ -42,6 +44,11 @@ export interface Dialect {
   pattern(column: string, term: string, spec: PatternSpec): { sql: string; bindings: string[] }
   /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
   prepare(knex: Knex): void
+  /**
+   * Run after inserting explicit values into an auto-increment key, or null where the database moves its
+   * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.
+   */
+  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
 }
 
 const escapeLike = (term: string): string => term.replace(/[\\%_]/g, (char) => `\\${char}`)
@@ -59,11 +66,18 @@ const postgres: Dialect = {
     bindings: [column],
   }),
   exactText: null,
-  readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp']),
+  readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp', 'json']),
   textCast: 'CAST(?? AS TEXT)',
   maxParameters: 65_000,
   timestampToStorage: (iso) => iso,
   prepare: () => undefined,
+  // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
+  syncAutoIncrement: (db, table, column) =>
+    db.raw(
+      `select setval(seq, top) from (select pg_get_serial_sequence(?, ?) as seq, (select max(??) from ??) as top) as s
+       where seq is not null and top > coalesce(pg_sequence_last_value(seq::regclass), 0)`,
+      [table, column, column, table],
+    ),
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
   pattern: (column, term, spec) => ({
     sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
@@ -76,12 +90,13 @@ const mysql: Dialect = {
   insertReturnsKeyWithReturning: false,
   orderBy: (column, direction, text) => ({ sql: `${text ? 'CAST(?? AS BINARY)' : '??'} ${direction}`, bindings: [column] }),
   exactText: 'CAST(? AS BINARY)',
-  readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp']),
+  readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp', 'json']),
   textCast: 'CAST(?? AS CHAR)',
   maxParameters: 65_000,
   // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
   timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
   prepare: () => undefined,
+  syncAutoIncrement: null,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
   pattern: (column, term, spec) => ({
@@ -110,6 +125,7 @@ const sqlite: Dialect = {
   maxParameters: 32_000,
   timestampToStorage: (iso) => iso,
   prepare: registerSqliteFunctions,
+  syncAutoIncrement: null,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts).
   pattern: (column, term, spec) =>

@@ -79,6 +79,10 @@ export class ItemsRepository {
       await this.checkReferences(trx, collection, payloads)
       const keys: PrimaryKey[] = []
       for (const payload of payloads) keys.push(await this.insert(trx, collection, payload))
+      const pk = collection.primaryKey
+      if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
+        await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
+      }
       return keys
     })
   }

@@ -12,7 +12,8 @@ interface DriverError {
   constraint?: unknown
 }
 
-type Mapped = { code: ErrorCode; field?: string; value?: string }
+/** `referenced`: the write would leave other rows pointing at a missing item (a delete of a referenced row). */
+type Mapped = { code: ErrorCode; field?: string; value?: string; referenced?: boolean }
 
 const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
   RECORD_NOT_UNIQUE: 'Value has to be unique',
@@ -30,7 +31,8 @@ function fromPostgres(error: DriverError): Mapped | null {
   const keyed = key ? { field: key[1], value: key[2] } : {}
   switch (error.code) {
     case '23505': return { code: 'RECORD_NOT_UNIQUE', ...keyed }
-    case '23503': return { code: 'INVALID_FOREIGN_KEY', ...keyed }
+    // On a delete, the key in the detail is the deleted item's own, not a foreign key.
+    case '23503': return detail.includes('still referenced') ? { code: 'INVALID_FOREIGN_KEY', referenced: true } : { code: 'INVALID_FOREIGN_KEY', ...keyed }
     case '23502': return { code: 'NOT_NULL_VIOLATION', field: typeof error.column === 'string' ? error.column : undefined }
     case '22001': return { code: 'VALUE_TOO_LONG' }
     case '22003': return { code: 'VALUE_OUT_OF_RANGE' }
@@ -60,9 +62,10 @@ function fromMysql(error: DriverError, message: string, collection: Collection):
       }
     case 'ER_NO_REFERENCED_ROW':
     case 'ER_NO_REFERENCED_ROW_2':
+      return { code: 'INVALID_FOREIGN_KEY', field: quoted(/FOREIGN KEY \(`([^`]+)`\)/) }
     case 'ER_ROW_IS_REFERENCED':
     case 'ER_ROW_IS_REFERENCED_2':
-      return { code: 'INVALID_FOREIGN_KEY', field: quoted(/FOREIGN KEY \(`([^`]+)`\)/) }
+      return { code: 'INVALID_FOREIGN_KEY', referenced: true }
     case 'ER_BAD_NULL_ERROR':
       return { code: 'NOT_NULL_VIOLATION', field: quoted(/Column '([^']+)'/) }
     case 'ER_NO_DEFAULT_FOR_FIELD':
@@ -86,7 +89,8 @@ function fromSqlite(error: DriverError, message: string): Mapped | null {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY': return { code: 'RECORD_NOT_UNIQUE', field }
     case 'SQLITE_CONSTRAINT_NOTNULL': return { code: 'NOT_NULL_VIOLATION', field }
-    case 'SQLITE_CONSTRAINT_FOREIGNKEY': return { code: 'INVALID_FOREIGN_KEY' }
+    // Writes are checked against references before they run, so this is a delete of a referenced row.
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY': return { code: 'INVALID_FOREIGN_KEY', referenced: true }
     case 'SQLITE_TOOBIG': return { code: 'VALUE_TOO_LONG' }
     default: return null
   }
@@ -112,6 +116,9 @@ export function mapDbError(error: unknown, collection: Collection): unknown {
     collection: collection.name,
     ...(field ? { field } : {}),
     ...(field && mapped.value !== undefined ? { value: mapped.value } : {}),
+  }
+  if (mapped.referenced) {
+    return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, { cause: error })
   }
   const base = MESSAGES[mapped.code] ?? mapped.code
   const message = mapped.code === 'INVALID_PAYLOAD' ? base : `${base}${field ? ` (field "${field}")` : ''}.`

@@ -135,7 +135,10 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
   },
   decimal: {
     family: 'number',
-    jsonSchema: () => ({ anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT.source }] }),
+    jsonSchema: (field) => ({
+      anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT.source }],
+      ...(field.scale === undefined ? {} : { decimalScale: field.scale }),
+    }),
     fromJson: (value) =>
       typeof value === 'number' && Number.isFinite(value)
         ? formatDecimal(plainNumberText(value))
@@ -200,6 +203,15 @@ export const TEMPORAL_FORMATS: Readonly<Record<string, (text: string) => boolean
   'items-timestamp': (text) => parseTimestamp(text) !== null,
   'items-time': (text) => parseTime(text) !== null,
 })
+
+/**
+ * Digits after the point of a decimal input. More than the field's `scale` is refused rather than rounded:
+ * PostgreSQL and MySQL would round, SQLite would keep them.
+ */
+export function decimalPlaces(value: unknown): number {
+  const text = typeof value === 'number' ? plainNumberText(value) : String(value)
+  return text.includes('.') ? text.slice(text.indexOf('.') + 1).replace(/0+$/, '').length : 0
+}
 
 /** Range check for bigInteger payloads, which may arrive as numbers or digit strings. */
 export const validInt64 = (value: unknown): boolean => bigIntegerFromJson(value) !== undefined

@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
 import type { Collection, Field } from './collection'
-import { FIELD_TYPES, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
+import { decimalPlaces, FIELD_TYPES, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
 
 export type WriteAction = 'create' | 'update'
 
@@ -48,7 +48,7 @@ function buildJsonSchema(collection: Collection, action: WriteAction): Record<st
   return { allOf: [generated, action === 'create' ? { ...partial, required } : partial] }
 }
 
-function describe(error: ErrorObject, field: string): string {
+function describe(error: ErrorObject, field: string, collection: Collection): string {
   switch (error.keyword) {
     case 'required':
       return `Field "${field}" is required`
@@ -64,6 +64,10 @@ function describe(error: ErrorObject, field: string): string {
       return `Field "${field}" must be at most ${String(error.params.limit)} characters long`
     case 'int64':
       return `Field "${field}" must be a 64-bit integer`
+    case 'decimalScale': {
+      const scale = collection.fields.find((candidate) => candidate.name === field)?.scale
+      return `Field "${field}" has more than ${String(scale)} digits after the decimal point`
+    }
     case 'noNul':
       return `Field "${field}" cannot contain the NUL character`
     case 'minimum':
@@ -98,6 +102,11 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
   addFormats(ajv)
   for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => validInt64(data) })
+  ajv.addKeyword({
+    keyword: 'decimalScale',
+    schemaType: 'number',
+    validate: (scale: number, data: unknown) => decimalPlaces(data) <= scale,
+  })
   ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data) })
   const compiled: Record<WriteAction, ValidateFunction> = {
     create: ajv.compile(buildJsonSchema(collection, 'create')),
@@ -122,7 +131,7 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
       if (!validate(input)) {
         const errors = [...pickPerField(validate.errors ?? []).entries()].map(([field, error]) => {
           const readonly = error.keyword === 'additionalProperties' && readonlyNames.has(field)
-          return new FailedValidationError(readonly ? `Field "${field}" is read-only` : `${describe(error, field)}.`, {
+          return new FailedValidationError(`${readonly ? `Field "${field}" is read-only` : describe(error, field, collection)}.`, {
             field,
             type: readonly ? 'readonly' : error.keyword,
             collection: collection.name,
