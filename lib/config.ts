@@ -13,12 +13,14 @@ export interface RouterConfig {
   readonly maxFilterDepth: number
   readonly maxInListLength: number
   readonly maxQueryParameters: number
+  readonly maxRelationalDepth: number
+  readonly maxRelations: number
   readonly logger: Logger
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
   knex: true, collections: true, defaultLimit: true, maxLimit: true, maxBatchSize: true, bodyLimit: true,
-  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, logger: true,
+  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, maxRelationalDepth: true, maxRelations: true, logger: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
@@ -35,6 +37,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxFilterDepth, 'options.maxFilterDepth')
   checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
+  checkPositiveInteger(options.maxRelationalDepth, 'options.maxRelationalDepth')
+  checkPositiveInteger(options.maxRelations, 'options.maxRelations')
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -48,6 +52,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxFilterDepth: options.maxFilterDepth ?? 10,
     maxInListLength: options.maxInListLength ?? 1000,
     maxQueryParameters: options.maxQueryParameters ?? 1000,
+    maxRelationalDepth: options.maxRelationalDepth ?? 10,
+    maxRelations: options.maxRelations ?? 50,
     logger: options.logger ?? console,
   }
 }

@@ -36,7 +36,13 @@ export function createItemsRouter(options: ItemsRouterOptions): Router {
     // Brackets nest two levels per filter group (`filter[_and][0][...]`) plus field, operator and list index.
     // One value of slack over the list limit lets the filter parser, which knows the field, name the problem.
     queryString: { maxParameters: config.maxQueryParameters, maxArrayLength: config.maxInListLength + 1, maxDepth: config.maxFilterDepth * 2 + 4 },
-    filter: { maxDepth: config.maxFilterDepth, maxInListLength: config.maxInListLength },
+    parser: {
+      schema,
+      maxDepth: config.maxFilterDepth,
+      maxInListLength: config.maxInListLength,
+      maxRelationalDepth: config.maxRelationalDepth,
+      maxRelations: config.maxRelations,
+    },
   })
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>
     collection.singleton ? singleton : plain

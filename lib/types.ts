@@ -151,6 +151,18 @@ export interface ItemsRouterOptions extends LimitOptions {
    */
   maxQueryParameters?: number
   /**
+   * Most relations one `fields` path may cross (`comments.author.name` crosses two).
+   *
+   * @default 10
+   */
+  maxRelationalDepth?: number
+  /**
+   * Most relations one request may expand (each costs one statement); `*.*.*` over a rich schema grows fast.
+   *
+   * @default 50
+   */
+  maxRelations?: number
+  /**
    * Receives unexpected errors (the client only sees a generic 500).
    *
    * @default console

@@ -2,10 +2,9 @@
 // rejection to `next` (Express 4 does not do that for async handlers).
 import type { Request, RequestHandler, Response } from 'express'
 import { InvalidPayloadError, RouteNotFoundError } from '../errors'
-import { parseQuery, parseSelection } from '../query/parse-query'
+import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
 import type { Query, Selection } from '../query/query'
 import { readQueryString, type QueryStringLimits, type RawQuery } from '../query/read-query-string'
-import type { FilterLimits } from '../query/parse-filter'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
@@ -16,7 +15,7 @@ export interface Services {
   readonly repository: ItemsRepository
   readonly validators: ReadonlyMap<Collection, PayloadValidator>
   readonly queryString: QueryStringLimits
-  readonly filter: FilterLimits
+  readonly parser: ParserOptions
 }
 
 /** One request's view of the services. */
@@ -62,9 +61,9 @@ export function createRoute(services: Services): (handler: (collection: Collecti
         rawQuery ??= readQueryString(req.originalUrl ?? req.url, services.queryString)
         return rawQuery
       },
-      query: () => (parsed ??= parseQuery(context.rawQuery, collection, services.filter)),
+      query: () => (parsed ??= parseQuery(context.rawQuery, collection, services.parser)),
       body: () => readBody(req),
-      selection: (raw) => parseSelection(raw, collection, services.filter),
+      selection: (raw) => parseSelection(raw, collection, services.parser),
     }
     pick(collection)(req, res, context).catch(next)
   }

@@ -1,29 +1,165 @@
-// Parses ?fields into the ordered list of response entries.
+// Parses ?fields (dot paths, wildcards, aliases) and ?deep into the tree of response entries.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, visibleMembers, type Collection, type Member } from '../schema/collection'
+import { isPlainObject } from '../is-plain-object'
+import { visibleMember, visibleMembers, type Collection, type Member, type Schema } from '../schema/collection'
+import { parseFilter, type FilterLimits } from './parse-filter'
 import { parseList } from './parse-list'
-import type { FieldNode } from './query'
+import { parsePagination } from './parse-pagination'
+import { parseSearch } from './parse-search'
+import { parseSort } from './parse-sort'
+import type { FieldNode, Selection } from './query'
 
-function toNode(member: Member): FieldNode {
-  return member.kind === 'o2m'
-    ? { kind: 'o2m', output: member.name, relation: member }
-    : { kind: 'field', output: member.name, field: member }
+export interface FieldsOptions extends FilterLimits {
+  readonly schema: Schema
+  /** Most relations one path may cross (`a.b.c` crosses two). */
+  readonly maxRelationalDepth: number
+  /** Most relation nodes one request may expand: each one costs a statement, and `*.*.*` grows fast. */
+  readonly maxRelations: number
 }
 
-export function parseFields(raw: unknown, collection: Collection): FieldNode[] {
-  const names = parseList(raw, 'fields')
-  const nodes = new Map<string, FieldNode>()
-  for (const name of names.length === 0 ? ['*'] : names) {
-    if (name === '*') {
-      for (const member of visibleMembers(collection)) if (!nodes.has(member.name)) nodes.set(member.name, toNode(member))
+interface Context extends FieldsOptions {
+  readonly backlink: boolean
+  readonly now: Date
+  relations: number
+}
+
+const DEEP_KEYS = new Set(['_filter', '_sort', '_limit', '_offset', '_page', '_search'])
+
+interface Entry {
+  readonly output: string
+  readonly member: Member
+  /** The rest of every path through this member; null when it is only listed, not expanded. */
+  paths: string[][] | null
+}
+
+function isRelation(member: Member): boolean {
+  return member.kind === 'o2m' || member.references !== undefined
+}
+
+/** The member of `related` that leads back to where a relation came from, for `backlink=false`. */
+function backMember(from: Member, related: Collection): Member | undefined {
+  if (from.kind === 'o2m') return related.members.get(from.foreignKey)
+  return [...related.members.values()].find(
+    (member) => member.kind === 'o2m' && member.related === from.collection && member.foreignKey === from.name,
+  )
+}
+
+function deepOf(deep: unknown, output: string): Record<string, unknown> {
+  const value = isPlainObject(deep) ? deep[output] : undefined
+  if (value === undefined) return {}
+  if (!isPlainObject(value)) throw new InvalidQueryError(`"deep" for "${output}" must be an object`)
+  return value
+}
+
+/** The per-parent list shape of an o2m (`deep[rel][_limit]=5` ...); the related collection's defaults otherwise. */
+function parseDeepSelection(deep: Record<string, unknown>, related: Collection, context: Context): Selection {
+  for (const key of Object.keys(deep)) {
+    if (key.startsWith('_') && !DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"`)
+  }
+  return {
+    filter: parseFilter(deep._filter, related, context, context.now),
+    search: parseSearch(deep._search),
+    sort: parseSort(deep._sort, related),
+    ...parsePagination({ limit: deep._limit, offset: deep._offset, page: deep._page }, related.limits),
+  }
+}
+
+function toNode(entry: Entry, depth: number, deep: unknown, context: Context): FieldNode {
+  const { member, output, paths } = entry
+  if (member.kind === 'field' && (paths === null || member.references === undefined)) return { kind: 'field', output, field: member }
+  if (++context.relations > context.maxRelations) {
+    throw new InvalidQueryError(`"fields" expands more than ${context.maxRelations} relations`)
+  }
+  const relatedName = member.kind === 'o2m' ? member.related : member.references!
+  const related = context.schema.collections.get(relatedName)!
+  const nested = deepOf(deep, output)
+  const children = paths === null ? null : resolveLevel(related, paths, depth + 1, backMember(member, related), nested, context)
+  if (member.kind === 'field') return { kind: 'm2o', output, field: member, related, children: children! }
+  return { kind: 'o2m', output, relation: member, related, children, selection: parseDeepSelection(nested, related, context) }
+}
+
+function resolveLevel(
+  collection: Collection,
+  paths: readonly string[][],
+  depth: number,
+  back: Member | undefined,
+  deep: unknown,
+  context: Context,
+  aliases: Readonly<Record<string, string>> = {},
+): FieldNode[] {
+  const entries = new Map<string, Entry>()
+  const add = (output: string, member: Member, rest: string[] | null): void => {
+    const entry = entries.get(output) ?? { output, member, paths: null }
+    entries.set(output, entry)
+    if (rest !== null) (entry.paths ??= []).push(rest)
+  }
+  for (const [head, ...rest] of paths) {
+    if (head === '*') {
+      for (const member of visibleMembers(collection)) {
+        // A wildcard expands relations; with backlink=false not the one leading back to the parent.
+        const expand = rest.length > 0 && isRelation(member) && !(member === back && !context.backlink)
+        add(member.name, member, expand ? rest : null)
+      }
       continue
     }
-    if (name.includes('.')) {
-      throw new InvalidQueryError(`Relational field paths such as "${name}" are not supported yet`)
+    const member = visibleMember(collection, aliases[head] ?? head)
+    if (!member) throw new InvalidQueryError(`Field "${head}" does not exist in collection "${collection.name}"`)
+    if (rest.length > 0 && !isRelation(member)) {
+      throw new InvalidQueryError(`Field "${head}" of collection "${collection.name}" is not a relation, so "${[head, ...rest].join('.')}" cannot go through it`)
     }
-    const member = visibleMember(collection, name)
-    if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
-    if (!nodes.has(name)) nodes.set(name, toNode(member))
+    add(head, member, rest.length > 0 ? rest : null)
   }
-  return [...nodes.values()]
+  return [...entries.values()].map((entry) => toNode(entry, depth, deep, context))
+}
+
+/** `deep` in bracket form, or as a JSON string. */
+function parseDeep(raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === '') return {}
+  let deep = raw
+  if (typeof raw === 'string') {
+    try {
+      deep = JSON.parse(raw)
+    } catch {
+      throw new InvalidQueryError('Invalid JSON for deep object')
+    }
+  }
+  if (!isPlainObject(deep)) throw new InvalidQueryError('"deep" must be an object')
+  return deep
+}
+
+/** `alias[newName]=field`: extra names for members of the queried collection. */
+function parseAliases(raw: unknown, collection: Collection): Record<string, string> {
+  if (raw === undefined) return {}
+  if (!isPlainObject(raw)) throw new InvalidQueryError('"alias" must be given as alias[newName]=field')
+  const aliases: Record<string, string> = Object.create(null)
+  for (const [name, target] of Object.entries(raw)) {
+    if (typeof target !== 'string' || !visibleMember(collection, target)) {
+      throw new InvalidQueryError(`Alias "${name}" must name a field of collection "${collection.name}"`)
+    }
+    if (name.includes('.') || visibleMember(collection, name)) {
+      throw new InvalidQueryError(`Alias "${name}" cannot contain a dot or reuse a field's name`)
+    }
+    aliases[name] = target
+  }
+  return aliases
+}
+
+export interface FieldsInput {
+  readonly fields: unknown
+  readonly deep?: unknown
+  readonly alias?: unknown
+  readonly backlink: boolean
+}
+
+export function parseFields(input: FieldsInput, collection: Collection, options: FieldsOptions, now = new Date()): FieldNode[] {
+  const paths = parseList(input.fields, 'fields').map((path) => path.split('.'))
+  if (paths.length === 0) paths.push(['*'])
+  for (const path of paths) {
+    if (path.some((segment) => segment === '')) throw new InvalidQueryError(`"fields" has an empty segment in "${path.join('.')}"`)
+    if (path.length - 1 > options.maxRelationalDepth) {
+      throw new InvalidQueryError(`"fields" path "${path.join('.')}" crosses more than ${options.maxRelationalDepth} relations`)
+    }
+  }
+  const context: Context = { ...options, backlink: input.backlink, now, relations: 0 }
+  return resolveLevel(collection, paths, 0, undefined, parseDeep(input.deep), context, parseAliases(input.alias, collection))
 }

@@ -1,5 +1,5 @@
 // The typed Query every handler works from: produced by the parser, consumed by the repository.
-import type { Field, O2MRelation } from '../schema/collection'
+import type { Collection, Field, O2MRelation } from '../schema/collection'
 import type { FilterOperator } from './operators'
 
 /** A canonical scalar value (see schema/field-types.ts); `null` only where an operator allows it. */
@@ -9,8 +9,20 @@ export type Scalar = string | number | boolean | null
 export type FieldNode =
   /** A column value (for a many-to-one: the related key). */
   | { readonly kind: 'field'; readonly output: string; readonly field: Field }
-  /** A one-to-many alias, answered as the array of related primary keys. */
-  | { readonly kind: 'o2m'; readonly output: string; readonly relation: O2MRelation }
+  /** A many-to-one expanded into the related item (null when there is none). */
+  | { readonly kind: 'm2o'; readonly output: string; readonly field: Field; readonly related: Collection; readonly children: readonly FieldNode[] }
+  /**
+   * A one-to-many alias: the related items shaped by `children`, or their primary keys when `children` is null.
+   * `selection` (from `deep`) filters, orders and limits the list of each parent separately.
+   */
+  | {
+      readonly kind: 'o2m'
+      readonly output: string
+      readonly relation: O2MRelation
+      readonly related: Collection
+      readonly children: readonly FieldNode[] | null
+      readonly selection: Selection
+    }
 
 export type FilterNode =
   | { readonly kind: 'and'; readonly children: readonly FilterNode[] }

@@ -4,13 +4,12 @@ import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import type { FieldNode, FilterNode, Query, Selection } from '../query/query'
-import type { Collection, Field, O2MRelation, Schema } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
+import type { Collection, Schema } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import { compileFilter, compileSearch } from './compile-filter'
 import type { Dialect } from './dialect'
 import { mapDbError } from './map-db-error'
+import { chunk, ItemLoader, keyId, type Db } from './item-loader'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
 export interface Page {
@@ -24,26 +23,20 @@ export interface UpdateSet {
   readonly payload: Payload
 }
 
-type Db = Knex | Knex.Transaction
-
-function chunk<T>(values: readonly T[], size: number): T[][] {
-  const chunks: T[][] = []
-  for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size))
-  return chunks
-}
-
-const keyId = (key: unknown): string => String(key)
-
 export class ItemsRepository {
+  private readonly loader: ItemLoader
+
   constructor(
     private readonly knex: Knex,
     private readonly schema: Schema,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.loader = new ItemLoader(knex, dialect)
+  }
 
   /** One page of items, with the counts `query.meta` asks for. */
   async list(collection: Collection, query: Query): Promise<Page> {
-    const items = query.limit === 0 ? [] : await this.select(this.knex, collection, query.fields, query)
+    const items = await this.loader.load(this.knex, collection, query.fields, query)
     if (!query.meta.totalCount && !query.meta.filterCount) return { items }
     const meta: { total_count?: number; filter_count?: number } = {}
     if (query.meta.totalCount) meta.total_count = await this.count(collection, null, null)
@@ -54,7 +47,7 @@ export class ItemsRepository {
   /** The item with `key`, if it exists and matches the query's filter and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
-    const [item] = await this.select(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
+    const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
     return item ?? null
   }
 
@@ -65,7 +58,7 @@ export class ItemsRepository {
     const withKey: FieldNode[] = [...fields, { kind: 'field', output: '\0key', field: pk }]
     for (const part of chunk(keys, this.dialect.maxParameters)) {
       const selection = { filter: this.withKeys(collection, part, null), search: null, sort: [], limit: null, offset: 0 }
-      for (const item of await this.select(this.knex, collection, withKey, selection)) {
+      for (const item of await this.loader.load(this.knex, collection, withKey, selection)) {
         byKey.set(keyId(item['\0key']), item)
         delete item['\0key']
       }
@@ -129,65 +122,11 @@ export class ItemsRepository {
     return row ? (fromStorage(pk, row[pk.name]) as PrimaryKey) : null
   }
 
-  private async select(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Item[]> {
-    const pk = collection.primaryKey
-    const columns = new Set<Field>([pk])
-    for (const node of fields) if (node.kind === 'field') columns.add(node.field)
-    const qb = db(collection.table).select([...columns].map((field) => selectColumn(this.knex, field, this.dialect)))
-    this.where(qb, collection, selection.filter, selection.search)
-    for (const { field, direction } of selection.sort) {
-      const { sql, bindings } = this.dialect.orderBy(field.column, direction, FIELD_TYPES[field.type].family === 'string')
-      qb.orderByRaw(sql, bindings)
-    }
-    if (selection.limit !== null) qb.limit(selection.limit)
-    if (selection.offset > 0) qb.offset(selection.offset)
-    const rows: Record<string, unknown>[] = await qb
-    const keys = rows.map((row) => fromStorage(pk, row[pk.name]) as PrimaryKey)
-    const related = new Map<FieldNode, Map<string, PrimaryKey[]>>()
-    for (const node of fields) {
-      if (node.kind === 'o2m') related.set(node, await this.relatedKeys(db, node.relation, keys))
-    }
-    return rows.map((row, index) => {
-      const item: Item = {}
-      for (const node of fields) {
-        item[node.output] =
-          node.kind === 'field' ? fromStorage(node.field, row[node.field.name]) : (related.get(node)?.get(keyId(keys[index])) ?? [])
-      }
-      return item
-    })
-  }
-
-  /** For an o2m alias: each parent key's related primary keys, in key order. One query per chunk of parents. */
-  private async relatedKeys(db: Db, relation: O2MRelation, parentKeys: readonly PrimaryKey[]): Promise<Map<string, PrimaryKey[]>> {
-    const related = this.collection(relation.related)
-    const foreignKey = related.members.get(relation.foreignKey) as Field
-    const pk = related.primaryKey
-    const groups = new Map<string, PrimaryKey[]>()
-    for (const part of chunk(parentKeys, this.dialect.maxParameters)) {
-      const rows: Record<string, unknown>[] = await db(related.table)
-        .select([selectColumn(this.knex, foreignKey, this.dialect), selectColumn(this.knex, pk, this.dialect)])
-        .whereIn(foreignKey.column, part.map((key) => toStorage(foreignKey, key, this.dialect)))
-        .orderBy(pk.column)
-      for (const row of rows) {
-        const parent = keyId(fromStorage(foreignKey, row[foreignKey.name]))
-        const list = groups.get(parent) ?? []
-        list.push(fromStorage(pk, row[pk.name]) as PrimaryKey)
-        groups.set(parent, list)
-      }
-    }
-    return groups
-  }
-
   private async count(collection: Collection, filter: FilterNode | null, search: string | null): Promise<number> {
     const qb = this.knex(collection.table).count({ count: '*' })
-    this.where(qb, collection, filter, search)
+    this.loader.where(qb, collection, { filter, search })
     const [row] = await qb
     return Number(row.count)
-  }
-
-  private where(qb: Knex.QueryBuilder, collection: Collection, filter: FilterNode | null, search: string | null): void {
-    if (filter) compileFilter(qb, filter, this.dialect)
-    if (search !== null) compileSearch(qb, collection, search, this.dialect)
   }
 
   private withKeys(collection: Collection, keys: readonly PrimaryKey[], filter: FilterNode | null): FilterNode {
@@ -200,7 +139,7 @@ export class ItemsRepository {
     // One row more than the batch limit tells an over-large match apart without counting.
     const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
     const pk = collection.primaryKey
-    const items = await this.select(trx, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
+    const items = await this.loader.load(trx, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
     if (items.length > maxBatchSize) {
       throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
     }

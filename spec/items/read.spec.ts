@@ -272,7 +272,9 @@ forEachDialect((ctx) => {
       ['unknown field in array form', '/api/items/articles?fields[]=id&fields[]=nope', '"nope"'],
       ['hidden field, like an unknown one', '/api/items/authors?fields=password_hash', '"password_hash"'],
       ['hidden field next to *', '/api/items/authors?fields=*,password_hash', '"password_hash"'],
-      ['dot path', '/api/items/articles?fields=author.name', '"author.name"'],
+      ['unknown segment of a relational path', '/api/items/articles?fields=author.nope', '"nope"'],
+      ['hidden field behind a relation', '/api/items/articles?fields=author.password_hash', '"password_hash"'],
+      ['a path through a field that is not a relation', '/api/items/articles?fields=title.length', '"title.length"'],
       ['unknown field on one item', '/api/items/articles/1?fields=nope', '"nope"'],
     ])('%s → 400 INVALID_QUERY naming it', async (_label, url, mention) => {
       expectInvalidQuery(await get(url), mention)

@@ -12,7 +12,7 @@ import { buildSchema } from '../../lib/schema/build-schema'
 import type { Collection, Field, Limits, O2MRelation } from '../../lib/schema/collection'
 
 const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
-const filterLimits = { maxDepth: 10, maxInListLength: 1000 }
+const parserOptions = { schema, maxDepth: 10, maxInListLength: 1000, maxRelationalDepth: 10, maxRelations: 50 }
 const LARGEST = 2_147_483_647
 
 function collection(name: string): Collection {
@@ -40,7 +40,11 @@ function relation(of: Collection, name: string): O2MRelation {
 function node(of: Collection, name: string): FieldNode {
   const member = of.members.get(name)
   if (!member) throw new Error(`${of.name}.${name} missing`)
-  return member.kind === 'o2m' ? { kind: 'o2m', output: name, relation: member } : { kind: 'field', output: name, field: member }
+  if (member.kind === 'field') return { kind: 'field', output: name, field: member }
+  const related = collection(member.related)
+  // Unexpanded o2m: the keys, with the related collection's default list shape.
+  const selection = { filter: null, search: null, sort: [{ field: related.primaryKey, direction: 'asc' as const }], limit: 100, offset: 0 }
+  return { kind: 'o2m', output: name, relation: member, related, children: null, selection }
 }
 
 const nodes = (of: Collection, names: string[]): FieldNode[] => names.map((name) => node(of, name))
@@ -106,6 +110,8 @@ describe('parseList / parseSingle', () => {
   })
 })
 
+const fieldsOf = (raw: unknown, of: Collection): FieldNode[] => parseFields({ fields: raw, backlink: true }, of, parserOptions)
+
 describe('parseFields', () => {
   it.each<[string, unknown, string[]]>([
     ['absent: every visible member in definition order', undefined, ARTICLE_MEMBERS],
@@ -118,11 +124,11 @@ describe('parseFields', () => {
     ['o2m aliases are nodes of kind o2m', 'comments,id', ['comments', 'id']],
     ['surrounding whitespace is ignored', ' id , title ', ['id', 'title']],
   ])('%s', (_label, raw, expected) => {
-    expect(parseFields(raw, articles)).toEqual(nodes(articles, expected))
+    expect(fieldsOf(raw, articles)).toEqual(nodes(articles, expected))
   })
 
   it('holds the schema objects themselves, not copies', () => {
-    const [id, comments] = parseFields('id,comments', articles)
+    const [id, comments] = fieldsOf('id,comments', articles)
     expect(id).toEqual({ kind: 'field', output: 'id', field: articles.primaryKey })
     expect(id!.kind === 'field' && id!.field).toBe(articles.primaryKey)
     expect(comments!.kind === 'o2m' && comments!.relation).toBe(relation(articles, 'comments'))
@@ -130,8 +136,8 @@ describe('parseFields', () => {
   })
 
   it('* never includes a hidden field', () => {
-    expect(parseFields('*', authors)).toEqual(nodes(authors, AUTHOR_VISIBLE))
-    expect(parseFields(undefined, authors).map((n) => n.output)).not.toContain('password_hash')
+    expect(fieldsOf('*', authors)).toEqual(nodes(authors, AUTHOR_VISIBLE))
+    expect(fieldsOf(undefined, authors).map((n) => n.output)).not.toContain('password_hash')
   })
 
   it.each<[string, Collection, unknown, string]>([
@@ -139,11 +145,14 @@ describe('parseFields', () => {
     ['unknown field in array form', articles, ['id', 'Title'], 'Field "Title" does not exist in collection "articles"'],
     ['hidden field, exactly like an unknown one', authors, 'password_hash', 'Field "password_hash" does not exist in collection "authors"'],
     ['hidden field after *', authors, '*,password_hash', 'Field "password_hash" does not exist in collection "authors"'],
-    ['dot path', articles, 'author.name', 'Relational field paths such as "author.name" are not supported yet'],
-    ['wildcard dot path', articles, '*.*', 'Relational field paths such as "*.*" are not supported yet'],
+    ['unknown segment of a path', articles, 'author.nope', 'Field "nope" does not exist in collection "authors"'],
+    ['hidden field behind a relation', articles, 'author.password_hash', 'Field "password_hash" does not exist in collection "authors"'],
+    ['path through a field that is not a relation', articles, 'title.x', 'Field "title" of collection "articles" is not a relation, so "title.x" cannot go through it'],
+    ['empty segment', articles, 'author..name', '"fields" has an empty segment in "author..name"'],
+    ['more than 10 relations', articles, 'parent.'.repeat(11) + 'id', `"fields" path "${'parent.'.repeat(11)}id" crosses more than 10 relations`],
     ['bracket object', articles, { a: 'id' }, '"fields" must be a comma-separated list'],
   ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
-    expect(reasonOf(() => parseFields(raw, of))).toBe(reason)
+    expect(reasonOf(() => fieldsOf(raw, of))).toBe(reason)
   })
 })
 
@@ -307,7 +316,7 @@ describe('readQueryString', () => {
 })
 
 describe('parseQuery', () => {
-  const parse = (raw: Record<string, unknown>, of: Collection = articles) => parseQuery(raw, of, filterLimits)
+  const parse = (raw: Record<string, unknown>, of: Collection = articles) => parseQuery(raw, of, parserOptions)
 
   it('fills every default from an empty query string', () => {
     expect(parse({})).toEqual({
@@ -422,9 +431,9 @@ describe('parseQuery', () => {
 
   it('uses the collection limits from the schema', () => {
     const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
-    expect(parseQuery({}, capped, filterLimits)).toMatchObject({ limit: 10, offset: 0 })
-    expect(parseQuery({ limit: '-1' }, capped, filterLimits)).toMatchObject({ limit: 50, offset: 0 })
-    expect(reasonOf(() => parseQuery({ limit: '51' }, capped, filterLimits))).toBe('"limit" may be at most 50')
+    expect(parseQuery({}, capped, parserOptions)).toMatchObject({ limit: 10, offset: 0 })
+    expect(parseQuery({ limit: '-1' }, capped, parserOptions)).toMatchObject({ limit: 50, offset: 0 })
+    expect(reasonOf(() => parseQuery({ limit: '51' }, capped, parserOptions))).toBe('"limit" may be at most 50')
   })
 
   it('reports the first broken parameter, in parsing order', () => {
@@ -436,7 +445,7 @@ describe('parseQuery', () => {
 
 describe('parseSelection (by-query writes)', () => {
   it('defaults to every row, primary key order', () => {
-    expect(parseSelection({}, articles, filterLimits)).toEqual({
+    expect(parseSelection({}, articles, parserOptions)).toEqual({
       filter: null,
       search: null,
       sort: sortNodes(articles, [['id', 'asc']]),
@@ -449,7 +458,7 @@ describe('parseSelection (by-query writes)', () => {
     const selection = parseSelection(
       { filter: { status: { _eq: 'draft' } }, search: 'river', sort: ['-rating'], limit: 5, offset: 2 },
       articles,
-      filterLimits,
+      parserOptions,
     )
     expect(selection).toEqual({
       filter: { kind: 'comparison', field: field(articles, 'status'), operator: '_eq', value: 'draft' },
@@ -462,8 +471,8 @@ describe('parseSelection (by-query writes)', () => {
 
   it('ignores maxLimit: the batch limit guards writes instead', () => {
     const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
-    expect(parseSelection({ limit: 500 }, capped, filterLimits)).toMatchObject({ limit: 500 })
-    expect(parseSelection({}, capped, filterLimits)).toMatchObject({ limit: null })
+    expect(parseSelection({ limit: 500 }, capped, parserOptions)).toMatchObject({ limit: 500 })
+    expect(parseSelection({}, capped, parserOptions)).toMatchObject({ limit: null })
   })
 
   it.each<[string, unknown]>([
@@ -471,14 +480,14 @@ describe('parseSelection (by-query writes)', () => {
     ['an array', [1, 2]],
     ['a string', 'filter'],
   ])('refuses %s as the query with InvalidPayloadError', (_label, raw) => {
-    expect(() => parseSelection(raw, articles, filterLimits)).toThrow(InvalidPayloadError)
-    expect(() => parseSelection(raw, articles, filterLimits)).toThrow(
+    expect(() => parseSelection(raw, articles, parserOptions)).toThrow(InvalidPayloadError)
+    expect(() => parseSelection(raw, articles, parserOptions)).toThrow(
       'Invalid payload. "query" must be an object with filter, search, sort, limit or offset.',
     )
   })
 
   it('refuses a bad limit inside the query as an InvalidQueryError', () => {
-    expect(reasonOf(() => parseSelection({ limit: 2.5 }, articles, filterLimits))).toBe(
+    expect(reasonOf(() => parseSelection({ limit: 2.5 }, articles, parserOptions))).toBe(
       `"limit" must be -1 or a whole number up to ${LARGEST}`,
     )
   })

@@ -132,7 +132,10 @@ forEachDialect((ctx) => {
       ['title--', 'title--'],
       ['count(*)', 'count(*)'],
       ['id from articles;--', 'id from articles;--'],
-      ['authors.password_hash', 'authors.password_hash'],
+      ['authors.password_hash', 'authors'],
+      // A hidden field stays hidden behind a relation.
+      ['author.password_hash', 'password_hash'],
+      ['author.name;drop table authors', 'name;drop table authors'],
     ]
 
     it.each(FIELDS)('fields=%j → 400 INVALID_QUERY naming %j, without SQL', async (fields, named) => {

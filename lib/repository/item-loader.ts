@@ -1,0 +1,150 @@
+// Reads items and their relations: one statement for the rows, then one per relation node of the field tree
+// (batched IN lists, chunked below the driver's parameter limit), never one per row.
+import type { Knex } from 'knex'
+import type { FieldNode, FilterNode, Selection } from '../query/query'
+import type { Collection, Field } from '../schema/collection'
+import { FIELD_TYPES } from '../schema/field-types'
+import type { Item, PrimaryKey } from '../types'
+import { compileFilter, compileSearch } from './compile-filter'
+import type { Dialect } from './dialect'
+import { fromStorage, selectColumn, toStorage } from './storage'
+
+export type Db = Knex | Knex.Transaction
+type Row = Record<string, unknown>
+
+/** The window-function column that numbers each parent's related rows. */
+const RANK = '__items_rank'
+
+export const keyId = (key: unknown): string => String(key)
+
+export function chunk<T>(values: readonly T[], size: number): T[][] {
+  const chunks: T[][] = []
+  for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size))
+  return chunks
+}
+
+export class ItemLoader {
+  constructor(
+    private readonly knex: Knex,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** The items the selection picks, shaped by `fields`. */
+  async load(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Item[]> {
+    const rows = await this.query(db, collection, fields, selection)
+    return this.shape(db, collection, fields, rows)
+  }
+
+  /** Adds the selection's filter and search to `qb`. */
+  where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>): void {
+    if (selection.filter) compileFilter(qb, selection.filter, this.dialect)
+    if (selection.search !== null) compileSearch(qb, collection, selection.search, this.dialect)
+  }
+
+  /** The primary key, the columns `fields` reads, and `extra` (a foreign key to group by). */
+  private columns(collection: Collection, fields: readonly FieldNode[], extra?: Field): (string | Knex.Raw)[] {
+    const columns = new Set<Field>([collection.primaryKey])
+    for (const node of fields) if (node.kind !== 'o2m') columns.add(node.field)
+    if (extra) columns.add(extra)
+    return [...columns].map((field) => selectColumn(this.knex, field, this.dialect))
+  }
+
+  private orderTerms(selection: Selection): { sql: string; bindings: string[] } {
+    const terms = selection.sort.map(({ field, direction }) =>
+      this.dialect.orderBy(field.column, direction, FIELD_TYPES[field.type].family === 'string'),
+    )
+    return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
+  }
+
+  private async query(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Row[]> {
+    if (selection.limit === 0) return []
+    const qb = db(collection.table).select(this.columns(collection, fields))
+    this.where(qb, collection, selection)
+    const order = this.orderTerms(selection)
+    if (order.sql) qb.orderByRaw(order.sql, order.bindings)
+    if (selection.limit !== null) qb.limit(selection.limit)
+    if (selection.offset > 0) qb.offset(selection.offset)
+    return qb
+  }
+
+  /** Builds the response objects, loading each relation node once for all rows. */
+  private async shape(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+    const pk = collection.primaryKey
+    const keys = rows.map((row) => fromStorage(pk, row[pk.name]) as PrimaryKey)
+    const relations = new Map<FieldNode, Map<string, unknown>>()
+    for (const node of fields) {
+      if (node.kind === 'm2o') {
+        const references = rows.map((row) => fromStorage(node.field, row[node.field.name])).filter((key) => key !== null)
+        relations.set(node, await this.byKeys(db, node.related, [...new Set(references)] as PrimaryKey[], node.children))
+      } else if (node.kind === 'o2m') {
+        relations.set(node, await this.children(db, node, keys))
+      }
+    }
+    return rows.map((row, index) => {
+      const item: Item = {}
+      for (const node of fields) {
+        const value = fromStorage(node.kind === 'o2m' ? pk : node.field, row[(node.kind === 'o2m' ? pk : node.field).name])
+        if (node.kind === 'field') item[node.output] = value
+        else if (node.kind === 'm2o') item[node.output] = value === null ? null : (relations.get(node)?.get(keyId(value)) ?? null)
+        else item[node.output] = relations.get(node)?.get(keyId(keys[index])) ?? []
+      }
+      return item
+    })
+  }
+
+  /** The items of `collection` with these keys, by key id. */
+  private async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Map<string, Item>> {
+    const pk = collection.primaryKey
+    const rows: Row[] = []
+    for (const part of chunk(keys, this.dialect.maxParameters)) {
+      rows.push(...(await db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))))
+    }
+    const items = await this.shape(db, collection, fields, rows)
+    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name])), items[index]]))
+  }
+
+  /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */
+  private async children(db: Db, node: Extract<FieldNode, { kind: 'o2m' }>, parentKeys: readonly PrimaryKey[]): Promise<Map<string, unknown[]>> {
+    const { related, selection } = node
+    const foreignKey = related.members.get(node.relation.foreignKey) as Field
+    const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
+    const rows: Row[] = []
+    if (selection.limit !== 0) {
+      for (const part of chunk(parentKeys, this.dialect.maxParameters)) {
+        rows.push(...(await this.childRows(db, related, fields, foreignKey, part, selection)))
+      }
+    }
+    const items = await this.shape(db, related, fields, rows)
+    const groups = new Map<string, unknown[]>()
+    rows.forEach((row, index) => {
+      const parent = keyId(fromStorage(foreignKey, row[foreignKey.name]))
+      const list = groups.get(parent) ?? []
+      list.push(node.children === null ? items[index].key : items[index])
+      groups.set(parent, list)
+    })
+    return groups
+  }
+
+  /**
+   * One statement for the related rows of a chunk of parents. A per-parent limit or offset numbers each
+   * parent's rows with ROW_NUMBER() (SQLite 3.25+, MariaDB 10.2+, MySQL 8, PostgreSQL) and keeps a window of them.
+   */
+  private childRows(db: Db, related: Collection, fields: readonly FieldNode[], foreignKey: Field, parents: readonly PrimaryKey[], selection: Selection): Promise<Row[]> {
+    const byParent: FilterNode = { kind: 'comparison', field: foreignKey, operator: '_in', value: parents }
+    const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
+    const order = this.orderTerms(selection)
+    if (selection.limit === null && selection.offset === 0) {
+      const qb = db(related.table).select(this.columns(related, fields, foreignKey))
+      this.where(qb, related, scoped)
+      return qb.orderByRaw(order.sql, order.bindings)
+    }
+    const ranked = db(related.table).select([
+      ...this.columns(related, fields, foreignKey),
+      this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
+    ])
+    this.where(ranked, related, scoped)
+    const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', selection.offset)
+    if (selection.limit !== null) outer.andWhere(RANK, '<=', selection.offset + selection.limit)
+    return outer.orderBy(RANK)
+  }
+}
