@@ -59,7 +59,7 @@ function parseDeepSelection(deep: Record<string, unknown>, related: Collection, 
   return {
     filter: parseFilter(deep._filter, related, context, context.now),
     search: parseSearch(deep._search),
-    sort: parseSort(deep._sort, related),
+    sort: parseSort(deep._sort, related, context.schema),
     ...parsePagination({ limit: deep._limit, offset: deep._offset, page: deep._page }, related.limits),
   }
 }

@@ -1,6 +1,6 @@
 // Parses ?filter (bracket or JSON form) into a FilterNode tree of schema fields and canonical values.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, type Collection, type Field } from '../schema/collection'
+import { visibleMember, type Collection, type Field, type O2MRelation, type Schema } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import { resolveNow } from '../schema/temporal'
 import type { FieldType } from '../types'
@@ -9,7 +9,9 @@ import type { FilterNode, Scalar } from './query'
 import { isPlainObject } from '../is-plain-object'
 
 export interface FilterLimits {
-  /** Deepest nesting of `_and` / `_or` groups. */
+  /** Where relational paths find the related collections. */
+  readonly schema: Schema
+  /** Deepest nesting of `_and` / `_or` groups and relations. */
   readonly maxDepth: number
   /** Most values in one `_in` / `_nin` list. */
   readonly maxInListLength: number
@@ -109,17 +111,59 @@ function comparison(field: Field, operator: FilterOperator, raw: unknown, contex
   }
 }
 
-function parseFieldConditions(field: Field, raw: unknown, context: Context): FilterNode[] {
+function relatedContext(context: Context, name: string): Context {
+  return { ...context, collection: context.schema.collections.get(name)! }
+}
+
+/**
+ * Conditions on one field. On a many-to-one, operators compare the key itself and any other key (a field of the
+ * related collection, `_and`, `_or`) is a condition on the related item.
+ */
+function parseFieldConditions(field: Field, raw: unknown, context: Context, depth: number): FilterNode[] {
   if (!isPlainObject(raw)) return [comparison(field, '_eq', raw, context)]
   const entries = Object.entries(raw)
   if (entries.length === 0) throw new InvalidQueryError(`The filter on "${field.name}" names no operator`)
-  return entries.map(([key, value]) => {
-    if (isFilterOperator(key)) return comparison(field, key, value, context)
-    if (!key.startsWith('_') && field.references !== undefined) {
-      throw new InvalidQueryError(`Filtering through the relation "${field.name}" is not supported yet`)
+  const nodes: FilterNode[] = []
+  const through: Record<string, unknown> = {}
+  for (const [key, value] of entries) {
+    if (isFilterOperator(key)) nodes.push(comparison(field, key, value, context))
+    else if (field.references !== undefined && (!key.startsWith('_') || key === '_and' || key === '_or')) through[key] = value
+    else throw new InvalidQueryError(`Unknown filter operator "${key}" on field "${field.name}"`)
+  }
+  if (Object.keys(through).length > 0) {
+    const related = relatedContext(context, field.references!)
+    nodes.push({ kind: 'm2o', field, related: related.collection, filter: parseGroup(through, related, depth + 1) })
+  }
+  return nodes
+}
+
+/** Conditions through a one-to-many: `_some` / `_none` explicitly, any other key means "some related item". */
+function parseRelationConditions(relation: O2MRelation, raw: unknown, context: Context, depth: number): FilterNode[] {
+  if (!isPlainObject(raw) || Object.keys(raw).length === 0) {
+    throw new InvalidQueryError(`The filter on "${relation.name}" must be an object of conditions on its related items`)
+  }
+  const related = relatedContext(context, relation.related)
+  const common = {
+    kind: 'o2m' as const,
+    parentKey: context.collection.primaryKey,
+    related: related.collection,
+    foreignKey: related.collection.members.get(relation.foreignKey) as Field,
+  }
+  const nodes: FilterNode[] = []
+  const implicit: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === '_some' || key === '_none') {
+      if (!isPlainObject(value)) throw new InvalidQueryError(`"${key}" on "${relation.name}" must be an object of conditions`)
+      const filter = Object.keys(value).length === 0 ? null : parseGroup(value, related, depth + 1)
+      nodes.push({ ...common, quantifier: key === '_some' ? 'some' : 'none', filter })
+    } else if (isFilterOperator(key)) {
+      throw new InvalidQueryError(`The "${key}" operator does not apply to the one-to-many field "${relation.name}"`)
+    } else {
+      implicit[key] = value
     }
-    throw new InvalidQueryError(`Unknown filter operator "${key}" on field "${field.name}"`)
-  })
+  }
+  if (Object.keys(implicit).length > 0) nodes.push({ ...common, quantifier: 'some', filter: parseGroup(implicit, related, depth + 1) })
+  return nodes
 }
 
 /** `_and` / `_or` take arrays; qs may hand an object with index keys when the indices are sparse. */
@@ -130,7 +174,9 @@ function toGroupItems(key: string, raw: unknown): unknown[] {
 }
 
 function parseGroup(raw: Record<string, unknown>, context: Context, depth: number): FilterNode {
-  if (depth > context.maxDepth) throw new InvalidQueryError(`The filter is nested deeper than ${context.maxDepth} levels`)
+  if (depth > context.maxDepth) {
+    throw new InvalidQueryError(`The filter is nested deeper than ${context.maxDepth} levels`)
+  }
   const children: FilterNode[] = []
   for (const [key, value] of Object.entries(raw)) {
     if (key === '_and' || key === '_or') {
@@ -144,8 +190,9 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
     } else {
       const member = visibleMember(context.collection, key)
       if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
-      if (member.kind === 'o2m') throw new InvalidQueryError(`Filtering through the relation "${key}" is not supported yet`)
-      children.push(...parseFieldConditions(member, value, context))
+      children.push(
+        ...(member.kind === 'o2m' ? parseRelationConditions(member, value, context, depth) : parseFieldConditions(member, value, context, depth)),
+      )
     }
   }
   return { kind: 'and', children }
@@ -154,6 +201,7 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
 /** Flattens single-child groups and nested groups of the same kind; an empty filter is null. */
 function simplify(node: FilterNode): FilterNode | null {
   if (node.kind === 'comparison') return node
+  if (node.kind === 'm2o' || node.kind === 'o2m') return node
   const children: FilterNode[] = []
   for (const child of node.children) {
     const simple = simplify(child)

@@ -48,7 +48,7 @@ export function parseQuery(raw: RawQuery, collection: Collection, options: Parse
     fields: parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now),
     filter: parseFilter(raw.filter, collection, options, now),
     search: parseSearch(raw.search),
-    sort: parseSort(raw.sort, collection),
+    sort: parseSort(raw.sort, collection, options.schema),
     ...parsePagination(raw, collection.limits),
     meta: parseMeta(raw.meta),
     backlink,
@@ -65,7 +65,7 @@ export function parseSelection(raw: unknown, collection: Collection, options: Pa
   return {
     filter: parseFilter(query.filter, collection, options, now),
     search: parseSearch(query.search),
-    sort: parseSort(query.sort, collection),
+    sort: parseSort(query.sort, collection, options.schema),
     ...parsePagination(query, collection.limits, 'write'),
   }
 }

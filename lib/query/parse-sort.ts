@@ -1,21 +1,43 @@
-// Parses ?sort (`-rating,title` or `sort[]=...`) and appends the primary key as the final tiebreaker.
+// Parses ?sort (`-rating,author.name` or `sort[]=...`) and appends the primary key as the final tiebreaker.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, type Collection } from '../schema/collection'
+import { visibleMember, type Collection, type Schema } from '../schema/collection'
 import { parseList } from './parse-list'
 import type { SortNode } from './query'
 
-export function parseSort(raw: unknown, collection: Collection): SortNode[] {
+/** Resolves `author.name`: every segment but the last must be a many-to-one, the last a sortable field. */
+function resolvePath(entry: string, collection: Collection, schema: Schema): Pick<SortNode, 'field' | 'path'> {
+  const segments = entry.split('.')
+  const path: SortNode['path'][number][] = []
+  let current = collection
+  for (const [index, name] of segments.entries()) {
+    const member = visibleMember(current, name)
+    if (!member) throw new InvalidQueryError(`Cannot sort by "${entry}": no field "${name}" in collection "${current.name}"`)
+    if (index === segments.length - 1) {
+      if (member.kind !== 'field' || member.type === 'json') {
+        throw new InvalidQueryError(`Cannot sort by "${entry}": only scalar fields can be sorted`)
+      }
+      return { field: member, path }
+    }
+    if (member.kind !== 'field' || member.references === undefined) {
+      throw new InvalidQueryError(`Cannot sort by "${entry}": "${name}" is not a many-to-one relation`)
+    }
+    current = schema.collections.get(member.references)!
+    path.push({ field: member, related: current })
+  }
+  throw new InvalidQueryError(`Cannot sort by "${entry}"`)
+}
+
+const samePath = (a: Pick<SortNode, 'field' | 'path'>, b: Pick<SortNode, 'field' | 'path'>): boolean =>
+  a.field === b.field && a.path.length === b.path.length && a.path.every((hop, index) => hop.field === b.path[index].field)
+
+export function parseSort(raw: unknown, collection: Collection, schema: Schema): SortNode[] {
   const sort: SortNode[] = []
   for (const entry of parseList(raw, 'sort')) {
     const descending = entry.startsWith('-')
-    const name = entry.replace(/^[-+]/, '')
-    const member = visibleMember(collection, name)
-    if (!member) throw new InvalidQueryError(`Cannot sort by "${name}": no such field in collection "${collection.name}"`)
-    if (member.kind !== 'field' || member.type === 'json') {
-      throw new InvalidQueryError(`Cannot sort by "${name}": only scalar fields can be sorted`)
-    }
-    if (!sort.some((node) => node.field === member)) sort.push({ field: member, direction: descending ? 'desc' : 'asc' })
+    const target = resolvePath(entry.replace(/^[-+]/, ''), collection, schema)
+    if (!sort.some((node) => samePath(node, target))) sort.push({ ...target, direction: descending ? 'desc' : 'asc' })
   }
-  if (!sort.some((node) => node.field === collection.primaryKey)) sort.push({ field: collection.primaryKey, direction: 'asc' })
+  const key = { field: collection.primaryKey, path: [] as SortNode['path'] }
+  if (!sort.some((node) => samePath(node, key))) sort.push({ ...key, direction: 'asc' })
   return sort
 }

@@ -34,10 +34,26 @@ export type FilterNode =
       /** `value`: a Scalar; `list`/`pair`: an array; `flag`: true (the parser folds `false` into the opposite operator). */
       readonly value: Scalar | readonly Scalar[]
     }
+  /** The many-to-one `field` names an item of `related` that matches `filter`. */
+  | { readonly kind: 'm2o'; readonly field: Field; readonly related: Collection; readonly filter: FilterNode }
+  /**
+   * Some (or no) item of `related` whose `foreignKey` holds this item's `parentKey` matches `filter` (any item
+   * when `filter` is null). `none` also matches parents without related items.
+   */
+  | {
+      readonly kind: 'o2m'
+      readonly quantifier: 'some' | 'none'
+      readonly parentKey: Field
+      readonly related: Collection
+      readonly foreignKey: Field
+      readonly filter: FilterNode | null
+    }
 
 export interface SortNode {
   readonly field: Field
   readonly direction: 'asc' | 'desc'
+  /** The many-to-one hops crossed to reach `field` (`sort=author.name`: author → authors); empty for a local field. */
+  readonly path: readonly { readonly field: Field; readonly related: Collection }[]
 }
 
 export interface MetaRequest {

@@ -116,6 +116,26 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): vo
         for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect))
       })
       return
+    case 'm2o': {
+      // A subquery rather than a join: the parent rows are never multiplied, so pages stay exact.
+      const { related, filter } = node
+      qb.whereIn(node.field.column, (sub) => {
+        sub.select(related.primaryKey.column).from(related.table)
+        compileFilter(sub, filter, dialect)
+      })
+      return
+    }
+    case 'o2m': {
+      const { related, foreignKey, filter } = node
+      // NOT IN over a list holding NULL matches nothing, so parents are listed only through non-null keys.
+      const parents = (sub: Knex.QueryBuilder): void => {
+        sub.select(foreignKey.column).from(related.table).whereNotNull(foreignKey.column)
+        if (filter) compileFilter(sub, filter, dialect)
+      }
+      if (node.quantifier === 'some') qb.whereIn(node.parentKey.column, parents)
+      else qb.whereNotIn(node.parentKey.column, parents)
+      return
+    }
     default: {
       const unreachable: never = node
       throw new Error(`Unhandled filter node ${JSON.stringify(unreachable)}`)

@@ -8,6 +8,12 @@ import { registerSqliteFunctions } from './sqlite-functions'
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql'
 
+/** A piece of SQL with `?` / `??` placeholders and what fills them. */
+export interface SqlFragment {
+  readonly sql: string
+  readonly bindings: readonly string[]
+}
+
 export interface Dialect {
   readonly name: DialectName
   /**
@@ -20,7 +26,7 @@ export interface Dialect {
    * code point, so a page is the same everywhere (PostgreSQL's default NULL order is the reverse, and its
    * locale collations, like MySQL's `_ci` ones, order text by language rules).
    */
-  orderBy(column: string, direction: 'asc' | 'desc', text: boolean): { sql: string; bindings: string[] }
+  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean): SqlFragment
   /**
    * How a bound text value is wrapped so that `=`, `<>` and `IN` compare exactly (case, accents and trailing
    * spaces count), or null where the plain comparison already does (PostgreSQL, SQLite).
@@ -61,9 +67,9 @@ function likePattern(term: string, anchor: PatternSpec['anchor']): string {
 const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
-  orderBy: (column, direction, text) => ({
-    sql: `??${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
-    bindings: [column],
+  orderBy: ({ sql, bindings }, direction, text) => ({
+    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
+    bindings,
   }),
   exactText: null,
   readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp', 'json']),
@@ -88,7 +94,7 @@ const postgres: Dialect = {
 const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
-  orderBy: (column, direction, text) => ({ sql: `${text ? 'CAST(?? AS BINARY)' : '??'} ${direction}`, bindings: [column] }),
+  orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
   exactText: 'CAST(? AS BINARY)',
   readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp', 'json']),
   textCast: 'CAST(?? AS CHAR)',
@@ -117,7 +123,7 @@ const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   // SQLite's default BINARY collation already orders text by code point.
-  orderBy: (column, direction) => ({ sql: `?? ${direction}`, bindings: [column] }),
+  orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
   exactText: null,
   readAsText: new Set<FieldType>(['bigInteger']),
   textCast: 'CAST(?? AS TEXT)',

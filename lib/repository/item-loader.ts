@@ -1,12 +1,12 @@
 // Reads items and their relations: one statement for the rows, then one per relation node of the field tree
 // (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
-import type { FieldNode, FilterNode, Selection } from '../query/query'
+import type { FieldNode, FilterNode, Selection, SortNode } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileSearch } from './compile-filter'
-import type { Dialect } from './dialect'
+import type { Dialect, SqlFragment } from './dialect'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
 export type Db = Knex | Knex.Transaction
@@ -16,6 +16,24 @@ type Row = Record<string, unknown>
 const RANK = '__items_rank'
 
 export const keyId = (key: unknown): string => String(key)
+
+/**
+ * What a sort node orders by: the column, or for `author.name` a correlated subquery per many-to-one hop
+ * (`(select s1.name from authors s1 where s1.id = articles.author)`). Subqueries, unlike joins, never repeat
+ * rows; a missing related item reads as NULL and sorts with the NULLs.
+ */
+function sortExpression(collection: Collection, node: SortNode): SqlFragment {
+  let value: SqlFragment = { sql: '??', bindings: [`${collection.table}.${node.path[0]?.field.column ?? node.field.column}`] }
+  node.path.forEach(({ related }, index) => {
+    const alias = `__items_sort_${index + 1}`
+    const next = node.path[index + 1]?.field.column ?? node.field.column
+    value = {
+      sql: `(select ?? from ?? as ?? where ?? = ${value.sql})`,
+      bindings: [`${alias}.${next}`, related.table, alias, `${alias}.${related.primaryKey.column}`, ...value.bindings],
+    }
+  })
+  return value
+}
 
 export function chunk<T>(values: readonly T[], size: number): T[][] {
   const chunks: T[][] = []
@@ -49,9 +67,9 @@ export class ItemLoader {
     return [...columns].map((field) => selectColumn(this.knex, field, this.dialect))
   }
 
-  private orderTerms(selection: Selection): { sql: string; bindings: string[] } {
-    const terms = selection.sort.map(({ field, direction }) =>
-      this.dialect.orderBy(field.column, direction, FIELD_TYPES[field.type].family === 'string'),
+  private orderTerms(collection: Collection, selection: Selection): SqlFragment {
+    const terms = selection.sort.map((node) =>
+      this.dialect.orderBy(sortExpression(collection, node), node.direction, FIELD_TYPES[node.field.type].family === 'string'),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
@@ -60,7 +78,7 @@ export class ItemLoader {
     if (selection.limit === 0) return []
     const qb = db(collection.table).select(this.columns(collection, fields))
     this.where(qb, collection, selection)
-    const order = this.orderTerms(selection)
+    const order = this.orderTerms(collection, selection)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)
     if (selection.limit !== null) qb.limit(selection.limit)
     if (selection.offset > 0) qb.offset(selection.offset)
@@ -132,7 +150,7 @@ export class ItemLoader {
   private childRows(db: Db, related: Collection, fields: readonly FieldNode[], foreignKey: Field, parents: readonly PrimaryKey[], selection: Selection): Promise<Row[]> {
     const byParent: FilterNode = { kind: 'comparison', field: foreignKey, operator: '_in', value: parents }
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
-    const order = this.orderTerms(selection)
+    const order = this.orderTerms(related, selection)
     if (selection.limit === null && selection.offset === 0) {
       const qb = db(related.table).select(this.columns(related, fields, foreignKey))
       this.where(qb, related, scoped)

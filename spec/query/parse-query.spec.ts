@@ -43,14 +43,14 @@ function node(of: Collection, name: string): FieldNode {
   if (member.kind === 'field') return { kind: 'field', output: name, field: member }
   const related = collection(member.related)
   // Unexpanded o2m: the keys, with the related collection's default list shape.
-  const selection = { filter: null, search: null, sort: [{ field: related.primaryKey, direction: 'asc' as const }], limit: 100, offset: 0 }
+  const selection = { filter: null, search: null, sort: [{ field: related.primaryKey, direction: 'asc' as const, path: [] }], limit: 100, offset: 0 }
   return { kind: 'o2m', output: name, relation: member, related, children: null, selection }
 }
 
 const nodes = (of: Collection, names: string[]): FieldNode[] => names.map((name) => node(of, name))
 
 function sortNodes(of: Collection, entries: Array<[string, 'asc' | 'desc']>): SortNode[] {
-  return entries.map(([name, direction]) => ({ field: field(of, name), direction }))
+  return entries.map(([name, direction]) => ({ field: field(of, name), direction, path: [] }))
 }
 
 /** Runs `fn`, which must throw an InvalidQueryError, and answers its reason. */
@@ -169,23 +169,31 @@ describe('parseSort', () => {
     ['a repeated field keeps its first direction', '-title,title', [['title', 'desc'], ['id', 'asc']]],
     ['m2o key columns sort by the key', 'author', [['author', 'asc'], ['id', 'asc']]],
   ])('%s', (_label, raw, expected) => {
-    expect(parseSort(raw, articles)).toEqual(sortNodes(articles, expected))
+    expect(parseSort(raw, articles, schema)).toEqual(sortNodes(articles, expected))
+  })
+
+  it('resolves a many-to-one path into hops over schema objects', () => {
+    const [byAuthor] = parseSort('-author.name', articles, schema)
+    expect(byAuthor).toEqual({ field: field(authors, 'name'), direction: 'desc', path: [{ field: field(articles, 'author'), related: authors }] })
   })
 
   it('uses the schema field objects', () => {
-    const [rating] = parseSort('-rating', articles)
+    const [rating] = parseSort('-rating', articles, schema)
     expect(rating!.field).toBe(field(articles, 'rating'))
   })
 
   it.each<[string, Collection, unknown, string]>([
-    ['unknown field', articles, 'nope', 'Cannot sort by "nope": no such field in collection "articles"'],
-    ['unknown descending field', articles, '-nope', 'Cannot sort by "nope": no such field in collection "articles"'],
-    ['hidden field, like an unknown one', authors, 'password_hash', 'Cannot sort by "password_hash": no such field in collection "authors"'],
+    ['unknown field', articles, 'nope', 'Cannot sort by "nope": no field "nope" in collection "articles"'],
+    ['unknown descending field', articles, '-nope', 'Cannot sort by "nope": no field "nope" in collection "articles"'],
+    ['hidden field, like an unknown one', authors, 'password_hash', 'Cannot sort by "password_hash": no field "password_hash" in collection "authors"'],
+    ['hidden field behind a relation', articles, 'author.password_hash', 'Cannot sort by "author.password_hash": no field "password_hash" in collection "authors"'],
+    ['a path through a field that is not a many-to-one', articles, 'title.x', 'Cannot sort by "title.x": "title" is not a many-to-one relation'],
+    ['a path through a one-to-many', articles, 'comments.votes', 'Cannot sort by "comments.votes": "comments" is not a many-to-one relation'],
     ['json field', articles, 'tags', 'Cannot sort by "tags": only scalar fields can be sorted'],
     ['o2m alias', articles, '-comments', 'Cannot sort by "comments": only scalar fields can be sorted'],
     ['bracket object', articles, { a: 'id' }, '"sort" must be a comma-separated list'],
   ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
-    expect(reasonOf(() => parseSort(raw, of))).toBe(reason)
+    expect(reasonOf(() => parseSort(raw, of, schema))).toBe(reason)
   })
 })
 

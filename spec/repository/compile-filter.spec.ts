@@ -15,7 +15,7 @@ interface Sql {
 type Expected = Record<DialectName, Sql>
 
 const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
-const LIMITS = { maxDepth: 10, maxInListLength: 1000 }
+const LIMITS = { schema, maxDepth: 10, maxInListLength: 1000 }
 /** A fixed clock, so `$NOW` compiles to a known binding. */
 const NOW = new Date('2024-05-02T10:00:00.000Z')
 
