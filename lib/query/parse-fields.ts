@@ -7,7 +7,8 @@ import { parseList } from './parse-list'
 import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
-import type { FieldNode, Selection } from './query'
+import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
+import type { FieldNode, FunctionOperand, Selection } from './query'
 
 export interface FieldsOptions extends FilterLimits {
   readonly schema: Schema
@@ -27,7 +28,8 @@ const DEEP_KEYS = new Set(['_filter', '_sort', '_limit', '_offset', '_page', '_s
 
 interface Entry {
   readonly output: string
-  readonly member: Member
+  /** The member listed, or the function computed (`year(published_at)`). */
+  readonly member: Member | FunctionOperand
   /** The rest of every path through this member; null when it is only listed, not expanded. */
   paths: string[][] | null
 }
@@ -51,11 +53,29 @@ function deepOf(deep: unknown, output: string): Record<string, unknown> {
   return value
 }
 
+/**
+ * Checks a whole `deep` tree against the schema, also where `fields` does not reach, so that a typo is a 400
+ * and not a silently ignored setting: list options only on one-to-many relations, other keys only relations.
+ */
+function checkDeep(deep: Record<string, unknown>, collection: Collection, schema: Schema, where: string, onList: boolean, aliases: Readonly<Record<string, string>> = {}): void {
+  for (const [key, value] of Object.entries(deep)) {
+    if (key.startsWith('_')) {
+      if (!DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"${where}`)
+      if (!onList) throw new InvalidQueryError(`"deep" option "${key}"${where} applies to one-to-many relations only`)
+      continue
+    }
+    const member = visibleMember(collection, aliases[key] ?? key)
+    if (!member || !isRelation(member)) {
+      throw new InvalidQueryError(`"deep" names "${key}", which is not a relation of collection "${collection.name}"`)
+    }
+    if (!isPlainObject(value)) throw new InvalidQueryError(`"deep" for "${key}" must be an object`)
+    const related = schema.collections.get(member.kind === 'o2m' ? member.related : member.references!)!
+    checkDeep(value, related, schema, ` (under "${key}")`, member.kind === 'o2m')
+  }
+}
+
 /** The per-parent list shape of an o2m (`deep[rel][_limit]=5` ...); the related collection's defaults otherwise. */
 function parseDeepSelection(deep: Record<string, unknown>, related: Collection, context: Context): Selection {
-  for (const key of Object.keys(deep)) {
-    if (key.startsWith('_') && !DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"`)
-  }
   return {
     filter: parseFilter(deep._filter, related, context, context.now),
     search: parseSearch(deep._search),
@@ -66,6 +86,7 @@ function parseDeepSelection(deep: Record<string, unknown>, related: Collection, 
 
 function toNode(entry: Entry, depth: number, deep: unknown, context: Context): FieldNode {
   const { member, output, paths } = entry
+  if (member.kind === 'datePart' || member.kind === 'count') return { kind: 'function', output, operand: member }
   if (member.kind === 'field' && (paths === null || member.references === undefined)) return { kind: 'field', output, field: member }
   if (++context.relations > context.maxRelations) {
     throw new InvalidQueryError(`"fields" expands more than ${context.maxRelations} relations`)
@@ -88,7 +109,7 @@ function resolveLevel(
   aliases: Readonly<Record<string, string>> = {},
 ): FieldNode[] {
   const entries = new Map<string, Entry>()
-  const add = (output: string, member: Member, rest: string[] | null): void => {
+  const add = (output: string, member: Entry['member'], rest: string[] | null): void => {
     const entry = entries.get(output) ?? { output, member, paths: null }
     entries.set(output, entry)
     if (rest !== null) (entry.paths ??= []).push(rest)
@@ -100,6 +121,10 @@ function resolveLevel(
         const expand = rest.length > 0 && isRelation(member) && !(member === back && !context.backlink)
         add(member.name, member, expand ? rest : null)
       }
+      continue
+    }
+    if (isFunctionCall(head) && rest.length === 0) {
+      add(functionOutput(head), parseFunction(head, collection, context.schema), null)
       continue
     }
     const member = visibleMember(collection, aliases[head] ?? head)
@@ -161,5 +186,8 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
     }
   }
   const context: Context = { ...options, backlink: input.backlink, now, relations: 0 }
-  return resolveLevel(collection, paths, 0, undefined, parseDeep(input.deep), context, parseAliases(input.alias, collection))
+  const aliases = parseAliases(input.alias, collection)
+  const deep = parseDeep(input.deep)
+  checkDeep(deep, collection, options.schema, '', false, aliases)
+  return resolveLevel(collection, paths, 0, undefined, deep, context, aliases)
 }

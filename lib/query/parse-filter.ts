@@ -5,6 +5,7 @@ import { FIELD_TYPES } from '../schema/field-types'
 import { resolveNow } from '../schema/temporal'
 import type { FieldType } from '../types'
 import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
+import { isFunctionCall, parseFunction } from './parse-function'
 import type { FilterNode, Scalar } from './query'
 import { isPlainObject } from '../is-plain-object'
 
@@ -111,6 +112,19 @@ function comparison(field: Field, operator: FilterOperator, raw: unknown, contex
   }
 }
 
+/**
+ * Conditions on a function's value, an integer: checked and coerced as an integer field named after the call
+ * would be, then bound to the computed operand.
+ */
+function parseFunctionConditions(call: string, raw: unknown, context: Context): FilterNode[] {
+  const operand = parseFunction(call, context.collection, context.schema)
+  const asInteger: Field = { ...context.collection.primaryKey, name: call, type: 'integer', primaryKey: false, nullable: true }
+  return parseFieldConditions(asInteger, raw, context, 0).map((node) => {
+    if (node.kind !== 'comparison') throw new InvalidQueryError(`Only operators can follow "${call}"`)
+    return { kind: 'function', operand, operator: node.operator, value: node.value }
+  })
+}
+
 function relatedContext(context: Context, name: string): Context {
   return { ...context, collection: context.schema.collections.get(name)! }
 }
@@ -187,6 +201,8 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
       children.push({ kind: key === '_and' ? 'and' : 'or', children: items })
     } else if (isFilterOperator(key)) {
       throw new InvalidQueryError(`The "${key}" operator must follow a field name`)
+    } else if (isFunctionCall(key)) {
+      children.push(...parseFunctionConditions(key, value, context))
     } else {
       const member = visibleMember(context.collection, key)
       if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
@@ -200,8 +216,7 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
 
 /** Flattens single-child groups and nested groups of the same kind; an empty filter is null. */
 function simplify(node: FilterNode): FilterNode | null {
-  if (node.kind === 'comparison') return node
-  if (node.kind === 'm2o' || node.kind === 'o2m') return node
+  if (node.kind !== 'and' && node.kind !== 'or') return node
   const children: FilterNode[] = []
   for (const child of node.children) {
     const simple = simplify(child)

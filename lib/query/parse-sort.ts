@@ -2,14 +2,20 @@
 import { InvalidQueryError } from '../errors'
 import { visibleMember, type Collection, type Schema } from '../schema/collection'
 import { parseList } from './parse-list'
-import type { SortNode } from './query'
+import { isFunctionCall, parseFunction } from './parse-function'
+import type { FunctionOperand, SortNode } from './query'
 
 /** Resolves `author.name`: every segment but the last must be a many-to-one, the last a sortable field. */
-function resolvePath(entry: string, collection: Collection, schema: Schema): Pick<SortNode, 'field' | 'path'> {
+function resolvePath(entry: string, collection: Collection, schema: Schema): Pick<SortNode, 'field' | 'path' | 'operand'> {
   const segments = entry.split('.')
   const path: SortNode['path'][number][] = []
   let current = collection
   for (const [index, name] of segments.entries()) {
+    if (isFunctionCall(name) && index === segments.length - 1) {
+      if (path.length > 0) throw new InvalidQueryError(`Cannot sort by "${entry}": functions apply to the collection's own fields`)
+      const operand = parseFunction(name, current, schema)
+      return { field: operand.kind === 'datePart' ? operand.field : operand.parentKey, path, operand }
+    }
     const member = visibleMember(current, name)
     if (!member) throw new InvalidQueryError(`Cannot sort by "${entry}": no field "${name}" in collection "${current.name}"`)
     if (index === segments.length - 1) {
@@ -27,17 +33,28 @@ function resolvePath(entry: string, collection: Collection, schema: Schema): Pic
   throw new InvalidQueryError(`Cannot sort by "${entry}"`)
 }
 
-const samePath = (a: Pick<SortNode, 'field' | 'path'>, b: Pick<SortNode, 'field' | 'path'>): boolean =>
-  a.field === b.field && a.path.length === b.path.length && a.path.every((hop, index) => hop.field === b.path[index].field)
+type Target = Pick<SortNode, 'field' | 'path' | 'operand'>
+
+function sameOperand(a: FunctionOperand | undefined, b: FunctionOperand | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  if (a.kind === 'datePart') return b.kind === 'datePart' && a.part === b.part && a.field === b.field
+  return b.kind === 'count' && a.foreignKey === b.foreignKey
+}
+
+const sameTarget = (a: Target, b: Target): boolean =>
+  a.field === b.field &&
+  sameOperand(a.operand, b.operand) &&
+  a.path.length === b.path.length &&
+  a.path.every((hop, index) => hop.field === b.path[index].field)
 
 export function parseSort(raw: unknown, collection: Collection, schema: Schema): SortNode[] {
   const sort: SortNode[] = []
   for (const entry of parseList(raw, 'sort')) {
     const descending = entry.startsWith('-')
     const target = resolvePath(entry.replace(/^[-+]/, ''), collection, schema)
-    if (!sort.some((node) => samePath(node, target))) sort.push({ ...target, direction: descending ? 'desc' : 'asc' })
+    if (!sort.some((node) => sameTarget(node, target))) sort.push({ ...target, direction: descending ? 'desc' : 'asc' })
   }
   const key = { field: collection.primaryKey, path: [] as SortNode['path'] }
-  if (!sort.some((node) => samePath(node, key))) sort.push({ ...key, direction: 'asc' })
+  if (!sort.some((node) => sameTarget(node, key))) sort.push({ ...key, direction: 'asc' })
   return sort
 }

@@ -5,10 +5,22 @@ import type { FilterOperator } from './operators'
 /** A canonical scalar value (see schema/field-types.ts); `null` only where an operator allows it. */
 export type Scalar = string | number | boolean | null
 
+export type DatePart = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
+
+/**
+ * A computed integer: a part of a date or time (`year(published_at)`; week is the ISO week, weekday 0 =
+ * Sunday, both in UTC for timestamps) or the number of related items (`count(comments)`).
+ */
+export type FunctionOperand =
+  | { readonly kind: 'datePart'; readonly part: DatePart; readonly field: Field }
+  | { readonly kind: 'count'; readonly related: Collection; readonly foreignKey: Field; readonly parentKey: Field }
+
 /** One entry of the response object, in request order. */
 export type FieldNode =
   /** A column value (for a many-to-one: the related key). */
   | { readonly kind: 'field'; readonly output: string; readonly field: Field }
+  /** A computed value: `fields=year(published_at)` answers `published_at_year`. */
+  | { readonly kind: 'function'; readonly output: string; readonly operand: FunctionOperand }
   /** A many-to-one expanded into the related item (null when there is none). */
   | { readonly kind: 'm2o'; readonly output: string; readonly field: Field; readonly related: Collection; readonly children: readonly FieldNode[] }
   /**
@@ -34,6 +46,13 @@ export type FilterNode =
       /** `value`: a Scalar; `list`/`pair`: an array; `flag`: true (the parser folds `false` into the opposite operator). */
       readonly value: Scalar | readonly Scalar[]
     }
+  /** A computed value compared as an integer (`filter[year(published_at)][_eq]=2024`). */
+  | {
+      readonly kind: 'function'
+      readonly operand: FunctionOperand
+      readonly operator: FilterOperator
+      readonly value: Scalar | readonly Scalar[]
+    }
   /** The many-to-one `field` names an item of `related` that matches `filter`. */
   | { readonly kind: 'm2o'; readonly field: Field; readonly related: Collection; readonly filter: FilterNode }
   /**
@@ -54,6 +73,8 @@ export interface SortNode {
   readonly direction: 'asc' | 'desc'
   /** The many-to-one hops crossed to reach `field` (`sort=author.name`: author → authors); empty for a local field. */
   readonly path: readonly { readonly field: Field; readonly related: Collection }[]
+  /** Set when sorting by a function (`sort=-count(comments)`); `field` is then the function's own field. */
+  readonly operand?: FunctionOperand
 }
 
 export interface MetaRequest {

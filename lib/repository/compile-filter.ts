@@ -4,6 +4,7 @@ import { OPERATORS, type FilterOperator } from '../query/operators'
 import type { FilterNode, Scalar } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
+import { compileOperand } from './compile-operand'
 import type { Dialect } from './dialect'
 import { toStorage } from './storage'
 
@@ -96,15 +97,44 @@ function compileExactText(
   }
 }
 
-/** Adds `node` to `qb` as one AND-ed condition. */
-export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): void {
+/** A function's value compared as an integer. */
+function compileFunction(qb: Where, node: Extract<FilterNode, { kind: 'function' }>, table: string, dialect: Dialect): void {
+  const { sql, bindings } = compileOperand(node.operand, table, dialect)
+  const values = Array.isArray(node.value) ? (node.value as number[]) : [node.value as number]
+  const list = values.map(() => '?').join(', ')
+  const raw = (template: string, extra: readonly unknown[] = values): void => {
+    qb.whereRaw(template, [...bindings, ...extra] as Knex.RawBinding[])
+  }
+  switch (node.operator) {
+    case '_eq': return node.value === null ? raw(`${sql} is null`, []) : raw(`${sql} = ?`)
+    case '_neq': return node.value === null ? raw(`${sql} is not null`, []) : raw(`${sql} <> ?`)
+    case '_lt': return raw(`${sql} < ?`)
+    case '_lte': return raw(`${sql} <= ?`)
+    case '_gt': return raw(`${sql} > ?`)
+    case '_gte': return raw(`${sql} >= ?`)
+    case '_in': return values.length === 0 ? raw(MATCH_NOTHING, []) : raw(`${sql} in (${list})`)
+    case '_nin': return values.length === 0 ? undefined : raw(`${sql} not in (${list})`)
+    case '_between': return raw(`${sql} between ? and ?`)
+    case '_nbetween': return raw(`${sql} not between ? and ?`)
+    case '_null': return raw(`${sql} is null`, [])
+    case '_nnull': return raw(`${sql} is not null`, [])
+    default:
+      throw new Error(`Unhandled function operator ${node.operator}`)
+  }
+}
+
+/** Adds `node` to `qb` as one AND-ed condition; `table` is the table `qb` reads (for correlated subqueries). */
+export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string): void {
   switch (node.kind) {
     case 'comparison':
       compileComparison(qb, node, dialect)
       return
+    case 'function':
+      compileFunction(qb, node, table, dialect)
+      return
     case 'and':
       qb.where((inner) => {
-        for (const child of node.children) compileFilter(inner, child, dialect)
+        for (const child of node.children) compileFilter(inner, child, dialect, table)
       })
       return
     case 'or':
@@ -113,7 +143,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): vo
         return
       }
       qb.where((inner) => {
-        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect))
+        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect, table))
       })
       return
     case 'm2o': {
@@ -121,7 +151,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): vo
       const { related, filter } = node
       qb.whereIn(node.field.column, (sub) => {
         sub.select(related.primaryKey.column).from(related.table)
-        compileFilter(sub, filter, dialect)
+        compileFilter(sub, filter, dialect, related.table)
       })
       return
     }
@@ -130,7 +160,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect): vo
       // NOT IN over a list holding NULL matches nothing, so parents are listed only through non-null keys.
       const parents = (sub: Knex.QueryBuilder): void => {
         sub.select(foreignKey.column).from(related.table).whereNotNull(foreignKey.column)
-        if (filter) compileFilter(sub, filter, dialect)
+        if (filter) compileFilter(sub, filter, dialect, related.table)
       }
       if (node.quantifier === 'some') qb.whereIn(node.parentKey.column, parents)
       else qb.whereNotIn(node.parentKey.column, parents)

@@ -3,6 +3,7 @@
 import type { Knex } from 'knex'
 import { ConfigError } from '../errors'
 import type { PatternSpec } from '../query/operators'
+import type { DatePart } from '../query/query'
 import type { FieldType } from '../types'
 import { registerSqliteFunctions } from './sqlite-functions'
 
@@ -48,6 +49,11 @@ export interface Dialect {
   timestampToStorage(iso: string): string
   /** A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. */
   pattern(column: string, term: string, spec: PatternSpec): { sql: string; bindings: string[] }
+  /**
+   * An integer part of a date or time value: ISO week, weekday 0 = Sunday. Timestamps are read in UTC
+   * (PostgreSQL's EXTRACT would use the session's time zone); the others are wall-clock values already.
+   */
+  datePart(part: DatePart, type: FieldType, value: SqlFragment): SqlFragment
   /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
   prepare(knex: Knex): void
   /**
@@ -64,6 +70,24 @@ function likePattern(term: string, anchor: PatternSpec['anchor']): string {
   return anchor === 'starts' ? `${escaped}%` : anchor === 'ends' ? `%${escaped}` : `%${escaped}%`
 }
 
+const POSTGRES_PARTS: Readonly<Record<DatePart, string>> = {
+  year: 'YEAR', month: 'MONTH', week: 'WEEK', day: 'DAY', weekday: 'DOW', hour: 'HOUR', minute: 'MINUTE', second: 'SECOND',
+}
+const MYSQL_PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
+  year: (v) => `YEAR(${v})`,
+  month: (v) => `MONTH(${v})`,
+  week: (v) => `WEEK(${v}, 3)`,
+  day: (v) => `DAYOFMONTH(${v})`,
+  weekday: (v) => `(DAYOFWEEK(${v}) - 1)`,
+  hour: (v) => `HOUR(${v})`,
+  minute: (v) => `MINUTE(${v})`,
+  second: (v) => `SECOND(${v})`,
+}
+/** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
+const SQLITE_PARTS: Readonly<Record<DatePart, string>> = {
+  year: '%Y', month: '%m', week: '%V', day: '%d', weekday: '%w', hour: '%H', minute: '%M', second: '%S',
+}
+
 const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
@@ -76,6 +100,11 @@ const postgres: Dialect = {
   textCast: 'CAST(?? AS TEXT)',
   maxParameters: 65_000,
   timestampToStorage: (iso) => iso,
+  // FLOOR: seconds come with a fraction, and a cast alone would round 59.9 up to 60.
+  datePart: (part, type, { sql, bindings }) => ({
+    sql: `CAST(FLOOR(EXTRACT(${POSTGRES_PARTS[part]} FROM ${sql}${type === 'timestamp' ? " AT TIME ZONE 'UTC'" : ''})) AS INTEGER)`,
+    bindings,
+  }),
   prepare: () => undefined,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
   syncAutoIncrement: (db, table, column) =>
@@ -101,6 +130,7 @@ const mysql: Dialect = {
   maxParameters: 65_000,
   // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
   timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
+  datePart: (part, _type, { sql, bindings }) => ({ sql: MYSQL_PARTS[part](sql), bindings }),
   prepare: () => undefined,
   syncAutoIncrement: null,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
@@ -130,6 +160,7 @@ const sqlite: Dialect = {
   // SQLITE_MAX_VARIABLE_NUMBER is 32766 since SQLite 3.32.
   maxParameters: 32_000,
   timestampToStorage: (iso) => iso,
+  datePart: (part, _type, { sql, bindings }) => ({ sql: `CAST(strftime('${SQLITE_PARTS[part]}', ${sql}) AS INTEGER)`, bindings }),
   prepare: registerSqliteFunctions,
   syncAutoIncrement: null,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match

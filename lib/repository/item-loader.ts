@@ -6,6 +6,7 @@ import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileSearch } from './compile-filter'
+import { compileOperand } from './compile-operand'
 import type { Dialect, SqlFragment } from './dialect'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
@@ -17,12 +18,16 @@ const RANK = '__items_rank'
 
 export const keyId = (key: unknown): string => String(key)
 
+/** The result column of a computed field, apart from every column name. */
+const functionColumn = (output: string): string => `__items_fn_${output}`
+
 /**
  * What a sort node orders by: the column, or for `author.name` a correlated subquery per many-to-one hop
  * (`(select s1.name from authors s1 where s1.id = articles.author)`). Subqueries, unlike joins, never repeat
  * rows; a missing related item reads as NULL and sorts with the NULLs.
  */
-function sortExpression(collection: Collection, node: SortNode): SqlFragment {
+function sortExpression(collection: Collection, node: SortNode, dialect: Dialect): SqlFragment {
+  if (node.operand) return compileOperand(node.operand, collection.table, dialect)
   let value: SqlFragment = { sql: '??', bindings: [`${collection.table}.${node.path[0]?.field.column ?? node.field.column}`] }
   node.path.forEach(({ related }, index) => {
     const alias = `__items_sort_${index + 1}`
@@ -55,21 +60,26 @@ export class ItemLoader {
 
   /** Adds the selection's filter and search to `qb`. */
   where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>): void {
-    if (selection.filter) compileFilter(qb, selection.filter, this.dialect)
+    if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table)
     if (selection.search !== null) compileSearch(qb, collection, selection.search, this.dialect)
   }
 
   /** The primary key, the columns `fields` reads, and `extra` (a foreign key to group by). */
   private columns(collection: Collection, fields: readonly FieldNode[], extra?: Field): (string | Knex.Raw)[] {
     const columns = new Set<Field>([collection.primaryKey])
-    for (const node of fields) if (node.kind !== 'o2m') columns.add(node.field)
+    for (const node of fields) if (node.kind === 'field' || node.kind === 'm2o') columns.add(node.field)
     if (extra) columns.add(extra)
-    return [...columns].map((field) => selectColumn(this.knex, field, this.dialect))
+    const computed = fields.flatMap((node) => {
+      if (node.kind !== 'function') return []
+      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect)
+      return [this.knex.raw(`${sql} as ??`, [...bindings, functionColumn(node.output)])]
+    })
+    return [...[...columns].map((field) => selectColumn(this.knex, field, this.dialect)), ...computed]
   }
 
   private orderTerms(collection: Collection, selection: Selection): SqlFragment {
     const terms = selection.sort.map((node) =>
-      this.dialect.orderBy(sortExpression(collection, node), node.direction, FIELD_TYPES[node.field.type].family === 'string'),
+      this.dialect.orderBy(sortExpression(collection, node, this.dialect), node.direction, !node.operand && FIELD_TYPES[node.field.type].family === 'string'),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
@@ -101,10 +111,23 @@ export class ItemLoader {
     return rows.map((row, index) => {
       const item: Item = {}
       for (const node of fields) {
-        const value = fromStorage(node.kind === 'o2m' ? pk : node.field, row[(node.kind === 'o2m' ? pk : node.field).name])
-        if (node.kind === 'field') item[node.output] = value
-        else if (node.kind === 'm2o') item[node.output] = value === null ? null : (relations.get(node)?.get(keyId(value)) ?? null)
-        else item[node.output] = relations.get(node)?.get(keyId(keys[index])) ?? []
+        switch (node.kind) {
+          case 'field':
+            item[node.output] = fromStorage(node.field, row[node.field.name])
+            break
+          case 'function': {
+            const value = row[functionColumn(node.output)]
+            item[node.output] = value === null || value === undefined ? null : Number(value)
+            break
+          }
+          case 'm2o': {
+            const reference = fromStorage(node.field, row[node.field.name])
+            item[node.output] = reference === null ? null : (relations.get(node)?.get(keyId(reference)) ?? null)
+            break
+          }
+          case 'o2m':
+            item[node.output] = relations.get(node)?.get(keyId(keys[index])) ?? []
+        }
       }
       return item
     })

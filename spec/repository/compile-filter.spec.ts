@@ -35,7 +35,7 @@ function compileAll(collectionName: 'articles' | 'samples', filter: unknown): Ex
   const compile = (name: DialectName): Sql => {
     const knex = KNEX[name]
     const qb = knex(collection.table)
-    compileFilter(qb, node, dialectOf(knex))
+    compileFilter(qb, node, dialectOf(knex), collection.table)
     const { sql, bindings } = qb.toSQL()
     return { sql, bindings: [...bindings] }
   }
