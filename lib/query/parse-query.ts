@@ -1,6 +1,7 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { parseAggregateQuery } from './parse-aggregate'
 import { parseFields, type FieldsOptions } from './parse-fields'
 import { parseFilter } from './parse-filter'
 import { parseList, parseSingle } from './parse-list'
@@ -44,11 +45,14 @@ export type ParserOptions = FieldsOptions
 
 export function parseQuery(raw: RawQuery, collection: Collection, options: ParserOptions, now = new Date()): Query {
   const backlink = parseBacklink(raw.backlink)
+  const aggregate = parseAggregateQuery(raw, collection, options.schema)
   return {
     fields: parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now),
+    aggregate,
     filter: parseFilter(raw.filter, collection, options, now),
     search: parseSearch(raw.search),
-    sort: parseSort(raw.sort, collection, options.schema),
+    // With aggregate or groupBy, sort names groups and aggregates; the aggregate query holds it.
+    sort: aggregate ? [] : parseSort(raw.sort, collection, options.schema),
     ...parsePagination(raw, collection.limits),
     meta: parseMeta(raw.meta),
     backlink,

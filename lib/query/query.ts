@@ -82,6 +82,35 @@ export interface MetaRequest {
   readonly filterCount: boolean
 }
 
+export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'sumDistinct' | 'avg' | 'avgDistinct' | 'min' | 'max'
+
+/** One aggregate value: `count` of `*` (field null) or of a field's non-null values, `sum` of a field, ... */
+export interface AggregateNode {
+  readonly fn: AggregateFunction
+  /** null: `count=*`, every row. */
+  readonly field: Field | null
+}
+
+/** One group key: a field, or a date part of one (`groupBy=year(published_at)` answers `published_at_year`). */
+export interface GroupNode {
+  readonly output: string
+  readonly field: Field
+  readonly operand?: FunctionOperand
+}
+
+export interface AggregateSortNode {
+  readonly target: { readonly kind: 'group'; readonly group: GroupNode } | { readonly kind: 'aggregate'; readonly aggregate: AggregateNode }
+  readonly direction: 'asc' | 'desc'
+}
+
+/** `aggregate` and `groupBy`: rows are grouped and summarized instead of listed. */
+export interface AggregateQuery {
+  readonly aggregates: readonly AggregateNode[]
+  readonly groupBy: readonly GroupNode[]
+  /** Replaces the Query's sort: group keys (default, ascending) and aggregate values (`sort=-count.id`). */
+  readonly sort: readonly AggregateSortNode[]
+}
+
 /** Which rows, in which order: the part of a Query that a by-query write or a count also uses. */
 export interface Selection {
   readonly filter: FilterNode | null
@@ -96,6 +125,8 @@ export interface Selection {
 
 export interface Query extends Selection {
   readonly fields: readonly FieldNode[]
+  /** Set when the request groups or summarizes (`aggregate`, `groupBy`); `fields` is then ignored. */
+  readonly aggregate: AggregateQuery | null
   readonly meta: MetaRequest
   readonly backlink: boolean
   /** A content-version key, or null for the item itself. */

@@ -1,7 +1,8 @@
 // Reads items and their relations: one statement for the rows, then one per relation node of the field tree
 // (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
-import type { FieldNode, FilterNode, Selection, SortNode } from '../query/query'
+import type { AggregateQuery, FieldNode, FilterNode, Selection, SortNode } from '../query/query'
+import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
@@ -56,6 +57,13 @@ export class ItemLoader {
   async load(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Item[]> {
     const rows = await this.query(db, collection, fields, selection)
     return this.shape(db, collection, fields, rows)
+  }
+
+  /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
+  aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
+    const qb = db(collection.table)
+    this.where(qb, collection, query)
+    return aggregateItems(this.knex, qb, collection, query.aggregate, query, this.dialect)
   }
 
   /** Adds the selection's filter and search to `qb`. */

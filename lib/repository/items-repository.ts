@@ -36,7 +36,10 @@ export class ItemsRepository {
 
   /** One page of items, with the counts `query.meta` asks for. */
   async list(collection: Collection, query: Query): Promise<Page> {
-    const items = await this.loader.load(this.knex, collection, query.fields, query)
+    const { aggregate } = query
+    const items = aggregate
+      ? await this.loader.aggregate(this.knex, collection, { ...query, aggregate })
+      : await this.loader.load(this.knex, collection, query.fields, query)
     if (!query.meta.totalCount && !query.meta.filterCount) return { items }
     const meta: { total_count?: number; filter_count?: number } = {}
     if (query.meta.totalCount) meta.total_count = await this.count(collection, null, null)

@@ -329,6 +329,7 @@ describe('parseQuery', () => {
   it('fills every default from an empty query string', () => {
     expect(parse({})).toEqual({
       fields: nodes(articles, ARTICLE_MEMBERS),
+      aggregate: null,
       filter: null,
       search: null,
       sort: sortNodes(articles, [['id', 'asc']]),
@@ -348,6 +349,7 @@ describe('parseQuery', () => {
     )
     expect(parse(raw)).toEqual({
       fields: nodes(articles, ['title', 'id']),
+      aggregate: null,
       filter: { kind: 'comparison', field: field(articles, 'rating'), operator: '_gte', value: 3 },
       search: 'über',
       sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
@@ -357,6 +359,36 @@ describe('parseQuery', () => {
       backlink: false,
       version: 'main',
     })
+  })
+
+  it('parses aggregate and groupBy, with group keys ending the order', () => {
+    const status = field(articles, 'status')
+    const rating = field(articles, 'rating')
+    const parsed = parse({ aggregate: { count: '*', avg: 'rating' }, groupBy: ['status'], sort: '-avg.rating' })
+    expect(parsed.sort).toEqual([])
+    expect(parsed.aggregate).toEqual({
+      aggregates: [
+        { fn: 'count', field: null },
+        { fn: 'avg', field: rating },
+      ],
+      groupBy: [{ output: 'status', field: status }],
+      sort: [
+        { target: { kind: 'aggregate', aggregate: { fn: 'avg', field: rating } }, direction: 'desc' },
+        { target: { kind: 'group', group: { output: 'status', field: status } }, direction: 'asc' },
+      ],
+    })
+  })
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['unknown function', { aggregate: { median: 'rating' } }, 'Unknown aggregate function "median"; use count, countDistinct, sum, sumDistinct, avg, avgDistinct, min, max'],
+    ['* outside count', { aggregate: { sum: '*' } }, '"aggregate[sum]" needs a field; only count takes *'],
+    ['sum of text', { aggregate: { sum: 'title' } }, '"aggregate[sum]" does not apply to field "title"'],
+    ['unknown field', { aggregate: { count: 'nope' } }, 'Field "nope" does not exist in collection "articles"'],
+    ['group by json', { groupBy: 'tags' }, '"groupBy" cannot group by "tags"'],
+    ['group by count()', { groupBy: 'count(comments)' }, '"groupBy" takes fields and date functions, not "count(comments)"'],
+    ['sort by something not grouped', { groupBy: 'status', sort: 'title' }, 'Cannot sort by "title": with aggregate or groupBy, sort by a group field or an aggregate such as count.id'],
+  ])('aggregate: %s → InvalidQueryError', (_label, raw, reason) => {
+    expect(reasonOf(() => parse(raw))).toBe(reason)
   })
 
   it('reads a JSON filter the same as brackets', () => {

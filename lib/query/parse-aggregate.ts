@@ -1,0 +1,90 @@
+// Parses ?aggregate, ?groupBy and, for them, ?sort (`-count.id`, a group field) into an AggregateQuery.
+import { InvalidQueryError } from '../errors'
+import { isPlainObject } from '../is-plain-object'
+import { visibleMember, type Collection, type Schema } from '../schema/collection'
+import { FIELD_TYPES, type TypeFamily } from '../schema/field-types'
+import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
+import { parseList } from './parse-list'
+import type { AggregateFunction, AggregateNode, AggregateQuery, AggregateSortNode, GroupNode } from './query'
+
+/** The type families each function accepts; `count` also takes `*`. */
+const FUNCTIONS: Readonly<Record<AggregateFunction, readonly TypeFamily[]>> = Object.freeze({
+  count: ['string', 'number', 'boolean', 'temporal', 'json', 'uuid'],
+  countDistinct: ['string', 'number', 'boolean', 'temporal', 'uuid'],
+  sum: ['number'],
+  sumDistinct: ['number'],
+  avg: ['number'],
+  avgDistinct: ['number'],
+  min: ['number', 'temporal'],
+  max: ['number', 'temporal'],
+})
+
+function parseAggregates(raw: unknown, collection: Collection): AggregateNode[] {
+  if (raw === undefined) return []
+  if (!isPlainObject(raw)) throw new InvalidQueryError('"aggregate" must be given as aggregate[function]=field,...')
+  const nodes: AggregateNode[] = []
+  for (const [fn, list] of Object.entries(raw)) {
+    if (!Object.hasOwn(FUNCTIONS, fn)) {
+      throw new InvalidQueryError(`Unknown aggregate function "${fn}"; use ${Object.keys(FUNCTIONS).join(', ')}`)
+    }
+    const names = parseList(list, `aggregate[${fn}]`)
+    if (names.length === 0) throw new InvalidQueryError(`"aggregate[${fn}]" names no field`)
+    for (const name of names) {
+      if (name === '*') {
+        if (fn !== 'count') throw new InvalidQueryError(`"aggregate[${fn}]" needs a field; only count takes *`)
+        nodes.push({ fn, field: null })
+        continue
+      }
+      const member = visibleMember(collection, name)
+      if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
+      if (member.kind !== 'field' || !FUNCTIONS[fn as AggregateFunction].includes(FIELD_TYPES[member.type].family)) {
+        throw new InvalidQueryError(`"aggregate[${fn}]" does not apply to field "${name}"`)
+      }
+      nodes.push({ fn: fn as AggregateFunction, field: member })
+    }
+  }
+  return nodes
+}
+
+function parseGroupBy(raw: unknown, collection: Collection, schema: Schema): GroupNode[] {
+  return parseList(raw, 'groupBy').map((name): GroupNode => {
+    if (isFunctionCall(name)) {
+      const operand = parseFunction(name, collection, schema)
+      if (operand.kind !== 'datePart') throw new InvalidQueryError(`"groupBy" takes fields and date functions, not "${name}"`)
+      return { output: functionOutput(name), field: operand.field, operand }
+    }
+    const member = visibleMember(collection, name)
+    if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
+    if (member.kind !== 'field' || member.type === 'json') throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
+    return { output: name, field: member }
+  })
+}
+
+/** `sort` entries name a group (`status`, `year(published_at)`) or an aggregate (`count`, `-count.id`). */
+function parseAggregateSort(raw: unknown, aggregates: readonly AggregateNode[], groupBy: readonly GroupNode[]): AggregateSortNode[] {
+  const sort = parseList(raw, 'sort').map((entry): AggregateSortNode => {
+    const direction = entry.startsWith('-') ? 'desc' : 'asc'
+    const name = entry.replace(/^[-+]/, '')
+    const output = isFunctionCall(name) ? functionOutput(name) : name
+    const group = groupBy.find((candidate) => candidate.output === output)
+    if (group) return { target: { kind: 'group', group }, direction }
+    const [fn, field] = name.split('.')
+    const aggregate = aggregates.find((candidate) => candidate.fn === fn && (candidate.field?.name ?? undefined) === field)
+    if (aggregate) return { target: { kind: 'aggregate', aggregate }, direction }
+    throw new InvalidQueryError(`Cannot sort by "${name}": with aggregate or groupBy, sort by a group field or an aggregate such as count.id`)
+  })
+  // The group keys, ascending, end every order: groups with equal aggregates come out the same everywhere.
+  for (const group of groupBy) {
+    if (!sort.some(({ target }) => target.kind === 'group' && target.group === group)) sort.push({ target: { kind: 'group', group }, direction: 'asc' })
+  }
+  return sort
+}
+
+/** Null when the request neither aggregates nor groups. */
+export function parseAggregateQuery(raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown }, collection: Collection, schema: Schema): AggregateQuery | null {
+  if (raw.aggregate === undefined && raw.groupBy === undefined) return null
+  const aggregates = parseAggregates(raw.aggregate, collection)
+  const groupBy = parseGroupBy(raw.groupBy, collection, schema)
+  if (aggregates.length === 0 && groupBy.length === 0) throw new InvalidQueryError('"aggregate" and "groupBy" are both empty')
+  return { aggregates, groupBy, sort: parseAggregateSort(raw.sort, aggregates, groupBy) }
+}

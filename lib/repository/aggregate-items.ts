@@ -1,0 +1,120 @@
+// Compiles and runs an AggregateQuery: one GROUP BY statement, values decoded to the same JSON everywhere.
+import type { Knex } from 'knex'
+import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../query/query'
+import type { Collection } from '../schema/collection'
+import { FIELD_TYPES, formatDecimal, plainNumberText } from '../schema/field-types'
+import type { Item } from '../types'
+import { compileOperand } from './compile-operand'
+import type { Dialect, SqlFragment } from './dialect'
+import { fromStorage } from './storage'
+
+const SQL: Readonly<Record<AggregateNode['fn'], string>> = {
+  count: 'count(??)',
+  countDistinct: 'count(distinct ??)',
+  sum: 'sum(??)',
+  sumDistinct: 'sum(distinct ??)',
+  // Adding a float zero makes the average a double everywhere: MySQL would otherwise answer a DECIMAL with
+  // only four more digits than its input (3.1496 where the others say 3.1496350364963503).
+  avg: 'avg(?? + 0e0)',
+  avgDistinct: 'avg(distinct ?? + 0e0)',
+  min: 'min(??)',
+  max: 'max(??)',
+}
+
+const groupAlias = (index: number): string => `__items_group_${index}`
+const aggregateAlias = (index: number): string => `__items_aggregate_${index}`
+
+function groupExpression(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
+  return group.operand ? compileOperand(group.operand, table, dialect) : { sql: '??', bindings: [`${table}.${group.field.column}`] }
+}
+
+/** A group key as selected: read through the dialect's text cast where the type needs it, like any column. */
+function groupSelect(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
+  const expression = groupExpression(group, table, dialect)
+  return !group.operand && dialect.readAsText.has(group.field.type)
+    ? { sql: dialect.textCast.replace('??', expression.sql), bindings: expression.bindings }
+    : expression
+}
+
+function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): SqlFragment {
+  if (node.field === null) return { sql: 'count(*)', bindings: [] }
+  const sql = SQL[node.fn]
+  // min and max keep the field's type, so they read through the same text cast as the column itself.
+  const cast = (node.fn === 'min' || node.fn === 'max') && dialect.readAsText.has(node.field.type)
+  return { sql: cast ? dialect.textCast.replace('??', sql) : sql, bindings: [`${table}.${node.field.column}`] }
+}
+
+/**
+ * SQLite sums decimals as doubles (100010.54000000001). Inputs never have more digits than the scale, so their
+ * exact sum does not either, and rounding to the scale recovers it; without a scale, 15 significant digits.
+ */
+function floatSumText(sum: number, scale: number | undefined): string {
+  return scale === undefined ? plainNumberText(Number(sum.toPrecision(15))) : sum.toFixed(scale)
+}
+
+/**
+ * Counts and averages are numbers; sums keep exact types as text (bigInteger, decimal) and numbers otherwise;
+ * min and max answer in the field's own JSON form.
+ */
+function decode(node: AggregateNode, raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null
+  const field = node.field
+  if (field === null || node.fn === 'count' || node.fn === 'countDistinct' || node.fn === 'avg' || node.fn === 'avgDistinct') {
+    return Number(raw)
+  }
+  if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw)
+  if (field.type === 'decimal') return formatDecimal(typeof raw === 'number' ? floatSumText(raw, field.scale) : String(raw), field.scale)
+  if (field.type === 'bigInteger') return FIELD_TYPES.bigInteger.fromDatabase(raw, field)
+  return Number(raw)
+}
+
+/** Directus's shape: `{ count: 10 }` for `count=*`, `{ sum: { rating: 42 } }` for a field. */
+function place(item: Item, node: AggregateNode, value: unknown): void {
+  if (node.field === null) {
+    item[node.fn] = value
+    return
+  }
+  const bucket = (item[node.fn] ??= {}) as Record<string, unknown>
+  bucket[node.field.name] = value
+}
+
+/** Adds the grouping, aggregates, order and window to `qb` (already filtered), runs it and decodes the rows. */
+export async function aggregateItems(
+  knex: Knex,
+  qb: Knex.QueryBuilder,
+  collection: Collection,
+  aggregate: AggregateQuery,
+  selection: Pick<Selection, 'limit' | 'offset'>,
+  dialect: Dialect,
+): Promise<Item[]> {
+  const table = collection.table
+  const selects = [
+    ...aggregate.groupBy.map((group, index) => ({ ...groupSelect(group, table, dialect), alias: groupAlias(index) })),
+    ...aggregate.aggregates.map((node, index) => ({ ...aggregateSelect(node, table, dialect), alias: aggregateAlias(index) })),
+  ]
+  qb.select(selects.map(({ sql, bindings, alias }) => knex.raw(`${sql} as ??`, [...bindings, alias])))
+  for (const group of aggregate.groupBy) {
+    const { sql, bindings } = groupExpression(group, table, dialect)
+    qb.groupByRaw(sql, bindings)
+  }
+  for (const { target, direction } of aggregate.sort) {
+    // Groups order by their expression (PostgreSQL allows COLLATE there, not on an output alias); aggregates by alias.
+    const term =
+      target.kind === 'group'
+        ? dialect.orderBy(groupExpression(target.group, table, dialect), direction, !target.group.operand && FIELD_TYPES[target.group.field.type].family === 'string')
+        : dialect.orderBy({ sql: '??', bindings: [aggregateAlias(aggregate.aggregates.indexOf(target.aggregate))] }, direction, false)
+    qb.orderByRaw(term.sql, term.bindings)
+  }
+  if (selection.limit !== null) qb.limit(selection.limit)
+  if (selection.offset > 0) qb.offset(selection.offset)
+  const rows: Record<string, unknown>[] = selection.limit === 0 ? [] : await qb
+  return rows.map((row) => {
+    const item: Item = {}
+    aggregate.groupBy.forEach((group, index) => {
+      const raw = row[groupAlias(index)]
+      item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw)
+    })
+    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)])))
+    return item
+  })
+}
