@@ -4,6 +4,7 @@ import { isPlainObject } from '../is-plain-object'
 import { visibleMember, visibleMembers, type Collection, type Member, type Schema } from '../schema/collection'
 import { parseFilter, type FilterLimits } from './parse-filter'
 import { parseList } from './parse-list'
+import { parseObjectParam } from './parse-object-param'
 import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
@@ -137,21 +138,6 @@ function resolveLevel(
   return [...entries.values()].map((entry) => toNode(entry, depth, deep, context))
 }
 
-/** `deep` in bracket form, or as a JSON string. */
-function parseDeep(raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === '') return {}
-  let deep = raw
-  if (typeof raw === 'string') {
-    try {
-      deep = JSON.parse(raw)
-    } catch {
-      throw new InvalidQueryError('Invalid JSON for deep object')
-    }
-  }
-  if (!isPlainObject(deep)) throw new InvalidQueryError('"deep" must be an object')
-  return deep
-}
-
 /** `alias[newName]=field`: extra names for members of the queried collection. */
 function parseAliases(raw: unknown, collection: Collection): Record<string, string> {
   if (raw === undefined) return {}
@@ -187,7 +173,7 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
   }
   const context: Context = { ...options, backlink: input.backlink, now, relations: 0 }
   const aliases = parseAliases(input.alias, collection)
-  const deep = parseDeep(input.deep)
+  const deep = parseObjectParam(input.deep, 'deep') ?? {}
   checkDeep(deep, collection, options.schema, '', false, aliases)
   return resolveLevel(collection, paths, 0, undefined, deep, context, aliases)
 }

@@ -6,6 +6,7 @@ import { resolveNow } from '../schema/temporal'
 import type { FieldType } from '../types'
 import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
 import { isFunctionCall, parseFunction } from './parse-function'
+import { parseObjectParam } from './parse-object-param'
 import type { FilterNode, Scalar } from './query'
 import { isPlainObject } from '../is-plain-object'
 
@@ -230,16 +231,8 @@ function simplify(node: FilterNode): FilterNode | null {
 
 /** Parses a filter given as an object (bracket form) or a JSON string. Returns null when there is none. */
 export function parseFilter(raw: unknown, collection: Collection, limits: FilterLimits, now: Date): FilterNode | null {
-  if (raw === undefined || raw === '') return null
-  let tree = raw
-  if (typeof raw === 'string') {
-    try {
-      tree = JSON.parse(raw)
-    } catch {
-      throw new InvalidQueryError('Invalid JSON for filter object')
-    }
-  }
-  if (!isPlainObject(tree)) throw new InvalidQueryError('"filter" must be an object')
+  const tree = parseObjectParam(raw, 'filter')
+  if (tree === null) return null
   // The top-level object is not a group: depth counts `_and` / `_or` nesting only.
   return simplify(parseGroup(tree, { ...limits, collection, now }, 0))
 }
