@@ -1,12 +1,12 @@
 // createItemsRouter: checks the options once, builds the schema, and maps the Items routes to handlers.
 import express, { type Router } from 'express'
 import { normalizeOptions } from './config'
-import { errorHandler, RouteNotFoundError } from './errors'
+import { errorHandler } from './errors'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
 import { listItems } from './handlers/list-items'
-import { createRoute, type ItemsHandler } from './handlers/route'
+import { createRoute, routeNotFound, type ItemsHandler } from './handlers/route'
 import { readSingleton, updateSingleton } from './handlers/singleton'
 import { updateItems } from './handlers/update-items'
 import { dialectOf } from './repository/dialect'
@@ -17,7 +17,7 @@ import { createPayloadValidator } from './schema/payload-validator'
 import type { ItemsRouterOptions } from './types'
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
-  throw new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
+  throw routeNotFound(req)
 }
 
 /**
@@ -59,7 +59,7 @@ export function createItemsRouter(options: ItemsRouterOptions): Router {
   router.get('/items/:collection/:id', route(always(readItem)))
   router.patch('/items/:collection/:id', route(always(updateItem)))
   router.delete('/items/:collection/:id', route(always(deleteItem)))
-  router.use('/items', (req, _res, next) => next(new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)))
+  router.use('/items', (req, _res, next) => next(routeNotFound(req)))
   router.use(errorHandler(config.logger))
   return router
 }

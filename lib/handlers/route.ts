@@ -35,6 +35,9 @@ export interface RequestContext {
 
 export type ItemsHandler = (req: Request, res: Response, context: RequestContext) => Promise<void>
 
+/** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
+export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
+
 function readBody(req: Request): unknown {
   // body-parser leaves non-JSON bodies alone, and Express 4 then still sets `req.body` to `{}`.
   if (!req.is(['application/json', '+json'])) {
@@ -48,7 +51,7 @@ export function createRoute(services: Services): (handler: (collection: Collecti
     const name = String(req.params.collection)
     const collection = services.schema.collections.get(name)
     if (!collection) {
-      next(new RouteNotFoundError(`/items/${name}`))
+      next(routeNotFound(req))
       return
     }
     let parsed: Query | undefined
