@@ -43,6 +43,10 @@ function parseAggregates(raw: unknown, collection: Collection): AggregateNode[] 
       nodes.push({ fn: fn as AggregateFunction, field: member })
     }
   }
+  if (nodes.some((node) => node.fn === 'count' && node.field === null) && nodes.some((node) => node.fn === 'count' && node.field !== null)) {
+    // Both would answer under "count": a number for *, an object of fields otherwise.
+    throw new InvalidQueryError('"aggregate[count]" takes either * or fields, not both')
+  }
   return nodes
 }
 

@@ -1,31 +1,39 @@
 // Compiles and runs an AggregateQuery: one GROUP BY statement, values decoded to the same JSON everywhere.
 import type { Knex } from 'knex'
 import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../query/query'
-import type { Collection } from '../schema/collection'
+import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES, formatDecimal, plainNumberText } from '../schema/field-types'
 import type { Item } from '../types'
 import { compileOperand } from './compile-operand'
 import type { Dialect, SqlFragment } from './dialect'
 import { fromStorage } from './storage'
 
-const SQL: Readonly<Record<AggregateNode['fn'], string>> = {
-  count: 'count(??)',
-  countDistinct: 'count(distinct ??)',
-  sum: 'sum(??)',
-  sumDistinct: 'sum(distinct ??)',
-  // Adding a float zero makes the average a double everywhere: MySQL would otherwise answer a DECIMAL with
-  // only four more digits than its input (3.1496 where the others say 3.1496350364963503).
-  avg: 'avg(?? + 0e0)',
-  avgDistinct: 'avg(distinct ?? + 0e0)',
-  min: 'min(??)',
-  max: 'max(??)',
+/**
+ * Each function over the column placeholder `??`. Averages are taken over doubles (MySQL would answer a
+ * DECIMAL with four more digits than its input, PostgreSQL a NUMERIC); text is grouped and counted exactly.
+ */
+function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect): string {
+  const exactSum = dialect.exactSum !== null && (node.field.type === 'decimal' || node.field.type === 'bigInteger')
+  const text = FIELD_TYPES[node.field.type].family === 'string'
+  switch (node.fn) {
+    case 'count': return 'count(??)'
+    case 'countDistinct': return `count(distinct ${text ? dialect.exactTextValue('??') : '??'})`
+    case 'sum': return exactSum ? `${dialect.exactSum}(??)` : 'sum(??)'
+    case 'sumDistinct': return exactSum ? `${dialect.exactSum}(distinct ??)` : 'sum(distinct ??)'
+    case 'avg': return `avg(${dialect.toDouble('??')})`
+    case 'avgDistinct': return `avg(distinct ${dialect.toDouble('??')})`
+    case 'min': return 'min(??)'
+    case 'max': return 'max(??)'
+  }
 }
 
 const groupAlias = (index: number): string => `__items_group_${index}`
 const aggregateAlias = (index: number): string => `__items_aggregate_${index}`
 
 function groupExpression(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
-  return group.operand ? compileOperand(group.operand, table, dialect) : { sql: '??', bindings: [`${table}.${group.field.column}`] }
+  if (group.operand) return compileOperand(group.operand, table, dialect)
+  const text = FIELD_TYPES[group.field.type].family === 'string'
+  return { sql: text ? dialect.exactTextValue('??') : '??', bindings: [`${table}.${group.field.column}`] }
 }
 
 /** A group key as selected: read through the dialect's text cast where the type needs it, like any column. */
@@ -38,7 +46,7 @@ function groupSelect(group: GroupNode, table: string, dialect: Dialect): SqlFrag
 
 function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): SqlFragment {
   if (node.field === null) return { sql: 'count(*)', bindings: [] }
-  const sql = SQL[node.fn]
+  const sql = aggregateSql({ ...node, field: node.field }, dialect)
   // min and max keep the field's type, so they read through the same text cast as the column itself.
   const cast = (node.fn === 'min' || node.fn === 'max') && dialect.readAsText.has(node.field.type)
   return { sql: cast ? dialect.textCast.replace('??', sql) : sql, bindings: [`${table}.${node.field.column}`] }

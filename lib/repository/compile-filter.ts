@@ -112,7 +112,10 @@ function compileFunction(qb: Where, node: Extract<FilterNode, { kind: 'function'
     case '_lte': return raw(`${sql} <= ?`)
     case '_gt': return raw(`${sql} > ?`)
     case '_gte': return raw(`${sql} >= ?`)
-    case '_in': return values.length === 0 ? raw(MATCH_NOTHING, []) : raw(`${sql} in (${list})`)
+    case '_in':
+      if (values.length === 0) qb.whereRaw(MATCH_NOTHING)
+      else raw(`${sql} in (${list})`)
+      return
     case '_nin': return values.length === 0 ? undefined : raw(`${sql} not in (${list})`)
     case '_between': return raw(`${sql} between ? and ?`)
     case '_nbetween': return raw(`${sql} not between ? and ?`)

@@ -54,6 +54,18 @@ export interface Dialect {
    * (PostgreSQL's EXTRACT would use the session's time zone); the others are wall-clock values already.
    */
   datePart(part: DatePart, type: FieldType, value: SqlFragment): SqlFragment
+  /** A numeric expression as a double (averages must not depend on each database's decimal arithmetic). */
+  toDouble(sql: string): string
+  /**
+   * A text expression that groups and counts distinct values exactly (case, accents and trailing spaces
+   * count), as filters and sort already do; the identity where the default collation is already exact.
+   */
+  exactTextValue(sql: string): string
+  /**
+   * An aggregate summing decimals and big integers exactly, for databases whose own sum rounds them (SQLite
+   * adds doubles and overflows past 64 bits); null where `sum` is exact.
+   */
+  readonly exactSum: string | null
   /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
   prepare(knex: Knex): void
   /**
@@ -100,6 +112,9 @@ const postgres: Dialect = {
   textCast: 'CAST(?? AS TEXT)',
   maxParameters: 65_000,
   timestampToStorage: (iso) => iso,
+  toDouble: (sql) => `CAST(${sql} AS DOUBLE PRECISION)`,
+  exactTextValue: (sql) => sql,
+  exactSum: null,
   // FLOOR: seconds come with a fraction, and a cast alone would round 59.9 up to 60.
   datePart: (part, type, { sql, bindings }) => ({
     sql: `CAST(FLOOR(EXTRACT(${POSTGRES_PARTS[part]} FROM ${sql}${type === 'timestamp' ? " AT TIME ZONE 'UTC'" : ''})) AS INTEGER)`,
@@ -131,6 +146,12 @@ const mysql: Dialect = {
   // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
   timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
   datePart: (part, _type, { sql, bindings }) => ({ sql: MYSQL_PARTS[part](sql), bindings }),
+  // A float literal makes the whole expression a DOUBLE (CAST AS DOUBLE needs MySQL 8.0.17 / MariaDB 10.4.5).
+  toDouble: (sql) => `(${sql} + 0e0)`,
+  // Bytes, not a _bin collation: those pad with spaces ("abc" = "abc "). Converting first makes the bytes
+  // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
+  exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
+  exactSum: null,
   prepare: () => undefined,
   syncAutoIncrement: null,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
@@ -161,6 +182,9 @@ const sqlite: Dialect = {
   maxParameters: 32_000,
   timestampToStorage: (iso) => iso,
   datePart: (part, _type, { sql, bindings }) => ({ sql: `CAST(strftime('${SQLITE_PARTS[part]}', ${sql}) AS INTEGER)`, bindings }),
+  toDouble: (sql) => `CAST(${sql} AS REAL)`,
+  exactTextValue: (sql) => sql,
+  exactSum: 'items_exact_sum',
   prepare: registerSqliteFunctions,
   syncAutoIncrement: null,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
