@@ -4,6 +4,7 @@ import { checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
 import { ConfigError } from './errors'
 import type { ItemsRouterOptions, Logger } from './types'
+import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
 
 /** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
 export interface RouterConfig {
@@ -15,12 +16,14 @@ export interface RouterConfig {
   readonly maxQueryParameters: number
   readonly maxRelationalDepth: number
   readonly maxRelations: number
+  readonly versionsTable: string
+  readonly createVersionsTable: boolean
   readonly logger: Logger
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
   knex: true, collections: true, defaultLimit: true, maxLimit: true, maxBatchSize: true, bodyLimit: true,
-  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, maxRelationalDepth: true, maxRelations: true, logger: true,
+  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, maxRelationalDepth: true, maxRelations: true, versionsTable: true, createVersionsTable: true, logger: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
@@ -39,6 +42,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
   checkPositiveInteger(options.maxRelationalDepth, 'options.maxRelationalDepth')
   checkPositiveInteger(options.maxRelations, 'options.maxRelations')
+  if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
+  }
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -54,6 +60,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxQueryParameters: options.maxQueryParameters ?? 1000,
     maxRelationalDepth: options.maxRelationalDepth ?? 10,
     maxRelations: options.maxRelations ?? 50,
+    versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
+    createVersionsTable: options.createVersionsTable === true,
     logger: options.logger ?? console,
   }
 }

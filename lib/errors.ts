@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'VALUE_TOO_LONG'
   | 'VALUE_OUT_OF_RANGE'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE_CONTENT'
   | 'INTERNAL_SERVER_ERROR'
 
 const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -31,6 +32,7 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   VALUE_TOO_LONG: 400,
   VALUE_OUT_OF_RANGE: 400,
   PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE_CONTENT: 422,
   INTERNAL_SERVER_ERROR: 500,
 })
 

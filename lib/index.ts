@@ -17,6 +17,9 @@ export type {
   ScalarFieldDefinition,
 } from './types'
 
+/** Creates the content-versions table, for hosts that run their own migrations. */
+export { createVersionsTable } from './versions/versions-table'
+
 /** Error classes, so host apps can throw and recognise the same errors the API answers with. */
 export {
   ConfigError,

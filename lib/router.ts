@@ -1,6 +1,6 @@
-// createItemsRouter: checks the options once, builds the schema, and maps the Items routes to handlers.
+// createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
 import express, { type Router } from 'express'
-import { normalizeOptions } from './config'
+import { normalizeOptions, type RouterConfig } from './config'
 import { errorHandler } from './errors'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
@@ -9,47 +9,73 @@ import { listItems } from './handlers/list-items'
 import { createRoute, routeNotFound, type ItemsHandler } from './handlers/route'
 import { readSingleton, updateSingleton } from './handlers/singleton'
 import { updateItems } from './handlers/update-items'
+import { createVersionHandlers } from './handlers/versions'
+import type { ParserOptions } from './query/parse-query'
+import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialect'
 import { ItemsRepository } from './repository/items-repository'
 import { buildSchema } from './schema/build-schema'
-import type { Collection } from './schema/collection'
+import type { Collection, Schema } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
 import type { ItemsRouterOptions } from './types'
+import { createVersionsTable, versionsCollection } from './versions/versions-table'
+import { VersionsService } from './versions/versions-service'
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
 }
 
+function queryStringLimits(config: RouterConfig): QueryStringLimits {
+  return {
+    maxParameters: config.maxQueryParameters,
+    // One value of slack over the list limit lets the filter parser, which knows the field, name the problem.
+    maxArrayLength: config.maxInListLength + 1,
+    // Brackets nest two levels per filter group (`filter[_and][0][...]`) plus field, operator and list index.
+    maxDepth: config.maxFilterDepth * 2 + 4,
+  }
+}
+
+function parserOptions(config: RouterConfig, schema: Schema): ParserOptions {
+  return {
+    schema,
+    maxDepth: config.maxFilterDepth,
+    maxInListLength: config.maxInListLength,
+    maxRelationalDepth: config.maxRelationalDepth,
+    maxRelations: config.maxRelations,
+  }
+}
+
 /**
- * Creates the Express router serving `/items/...` for the configured collections. Synchronous; throws a
- * `ConfigError` for options that cannot work. Mount it anywhere: `app.use('/api', createItemsRouter(...))`.
+ * Creates the Express router serving `/items/...` and `/versions/...` for the configured collections.
+ * Synchronous; throws a `ConfigError` for options that cannot work. Mount it anywhere:
+ * `app.use('/api', createItemsRouter(...))`.
  */
 export function createItemsRouter(options: ItemsRouterOptions): Router {
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
   const schema = buildSchema(options.collections, config.limits)
   dialect.prepare(config.knex)
-  const route = createRoute({
+
+  const repository = new ItemsRepository(config.knex, schema, dialect)
+  const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
+  const versions = new VersionsService(
+    repository,
     schema,
-    repository: new ItemsRepository(config.knex, schema, dialect),
-    validators: new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)])),
-    // Brackets nest two levels per filter group (`filter[_and][0][...]`) plus field, operator and list index.
-    // One value of slack over the list limit lets the filter parser, which knows the field, name the problem.
-    queryString: { maxParameters: config.maxQueryParameters, maxArrayLength: config.maxInListLength + 1, maxDepth: config.maxFilterDepth * 2 + 4 },
-    parser: {
-      schema,
-      maxDepth: config.maxFilterDepth,
-      maxInListLength: config.maxInListLength,
-      maxRelationalDepth: config.maxRelationalDepth,
-      maxRelations: config.maxRelations,
-    },
-  })
+    buildSchema({ versions: versionsCollection(config.versionsTable) }, config.limits).collections.get('versions')!,
+    validators,
+    config.createVersionsTable ? () => createVersionsTable(config.knex, config.versionsTable) : null,
+  )
+  const queryString = queryStringLimits(config)
+  const parser = parserOptions(config, schema)
+  const route = createRoute({ schema, repository, validators, versions, queryString, parser })
+  const version = createVersionHandlers({ versions, repository, parser, queryString })
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
+  const json = express.json({ limit: config.bodyLimit, strict: false })
 
   const router = express.Router()
-  router.use('/items', express.json({ limit: config.bodyLimit, strict: false }))
+  router.use('/items', json)
   router.get('/items/:collection', route(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', route(bySingleton(notServedOnSingletons, createItems)))
   router.patch('/items/:collection', route(bySingleton(updateSingleton, updateItems)))
@@ -60,6 +86,18 @@ export function createItemsRouter(options: ItemsRouterOptions): Router {
   router.patch('/items/:collection/:id', route(always(updateItem)))
   router.delete('/items/:collection/:id', route(always(deleteItem)))
   router.use('/items', (req, _res, next) => next(routeNotFound(req)))
+
+  router.use('/versions', json)
+  router.get('/versions', version.list)
+  router.post('/versions', version.create)
+  router.get('/versions/:id', version.read)
+  router.patch('/versions/:id', version.rename)
+  router.delete('/versions/:id', version.remove)
+  router.post('/versions/:id/save', version.save)
+  router.get('/versions/:id/compare', version.compare)
+  router.post('/versions/:id/promote', version.promote)
+  router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
+
   router.use(errorHandler(config.logger))
   return router
 }

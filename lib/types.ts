@@ -104,6 +104,13 @@ export interface CollectionDefinition extends LimitOptions {
    * @default false
    */
   singleton?: boolean
+  /**
+   * Content versions (named drafts) can be saved for the collection's items through `/versions`, and read
+   * with `?version=<key>`. Needs the versions table (see `createVersionsTable`).
+   *
+   * @default false
+   */
+  versioning?: boolean
   /** The collection's fields. Only these are readable, writable, filterable, sortable or searchable. */
   fields: Record<string, FieldDefinition>
   /**
@@ -162,6 +169,19 @@ export interface ItemsRouterOptions extends LimitOptions {
    * @default 50
    */
   maxRelations?: number
+  /**
+   * The table holding content versions.
+   *
+   * @default 'items_versions'
+   */
+  versionsTable?: string
+  /**
+   * Create the versions table on first use when it does not exist, instead of expecting the host's migrations
+   * to have run `createVersionsTable()`.
+   *
+   * @default false
+   */
+  createVersionsTable?: boolean
   /**
    * Receives unexpected errors (the client only sees a generic 500).
    *

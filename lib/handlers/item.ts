@@ -3,7 +3,6 @@ import { NotFoundError } from '../errors'
 import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
-import { assertMainVersion } from '../versions/assert-main-version'
 import { sendData, sendNoContent } from './envelope'
 import type { ItemsHandler } from './route'
 
@@ -14,13 +13,13 @@ function keyOf(collection: Collection, id: string): PrimaryKey {
   return key
 }
 
-export const readItem: ItemsHandler = async (req, res, { collection, repository, query }) => {
+export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, query }) => {
   const key = keyOf(collection, String(req.params.id))
   const parsed = query()
-  assertMainVersion(parsed)
+  const delta = await versions.requestedDelta(collection, key, parsed.version)
   const item = await repository.readOne(collection, key, parsed)
   if (!item) throw new NotFoundError()
-  sendData(res, item)
+  sendData(res, await versions.overlay(item, parsed.fields, delta))
 }
 
 export const updateItem: ItemsHandler = async (req, res, { collection, repository, validator, query, body }) => {

@@ -8,12 +8,14 @@ import { readQueryString, type QueryStringLimits, type RawQuery } from '../query
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
+import type { VersionsService } from '../versions/versions-service'
 
 /** What every handler works with; built once per router. */
 export interface Services {
   readonly schema: Schema
   readonly repository: ItemsRepository
   readonly validators: ReadonlyMap<Collection, PayloadValidator>
+  readonly versions: VersionsService
   readonly queryString: QueryStringLimits
   readonly parser: ParserOptions
 }
@@ -23,6 +25,7 @@ export interface RequestContext {
   readonly collection: Collection
   readonly repository: ItemsRepository
   readonly validator: PayloadValidator
+  readonly versions: VersionsService
   /** The raw query-string object, parsed with the router's own qs limits. */
   readonly rawQuery: RawQuery
   /** The request's query parameters as a typed Query (parsed on first use). */
@@ -38,7 +41,7 @@ export type ItemsHandler = (req: Request, res: Response, context: RequestContext
 /** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
 export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
 
-function readBody(req: Request): unknown {
+export function readBody(req: Request): unknown {
   // body-parser leaves non-JSON bodies alone, and Express 4 then still sets `req.body` to `{}`.
   if (!req.is(['application/json', '+json'])) {
     throw new InvalidPayloadError('The request needs a JSON body (Content-Type: application/json)')
@@ -60,6 +63,7 @@ export function createRoute(services: Services): (handler: (collection: Collecti
       collection,
       repository: services.repository,
       validator: services.validators.get(collection)!,
+      versions: services.versions,
       get rawQuery() {
         rawQuery ??= readQueryString(req.originalUrl ?? req.url, services.queryString)
         return rawQuery

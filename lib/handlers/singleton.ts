@@ -2,7 +2,6 @@
 import type { FieldNode } from '../query/query'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item } from '../types'
-import { assertMainVersion } from '../versions/assert-main-version'
 import { sendData } from './envelope'
 import type { ItemsHandler } from './route'
 
@@ -17,11 +16,12 @@ function placeholder(fields: readonly FieldNode[]): Item {
   return item
 }
 
-export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, query }) => {
+export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, versions, query }) => {
   const parsed = query()
-  assertMainVersion(parsed)
+  const delta = parsed.version === null ? null : await versions.requestedDelta(collection, await repository.firstKey(collection), parsed.version)
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
-  sendData(res, page.items[0] ?? placeholder(parsed.fields), page.meta)
+  const item = page.items[0] ?? placeholder(parsed.fields)
+  sendData(res, await versions.overlay(item, parsed.fields, delta), page.meta)
 }
 
 /** Updates the row, or creates it when there is none yet. */

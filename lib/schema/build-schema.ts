@@ -8,7 +8,7 @@ import { isPlainObject } from '../is-plain-object'
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 
 const COLLECTION_KEYS: KnownKeys<CollectionDefinition> = {
-  table: true, singleton: true, fields: true, schema: true, defaultLimit: true, maxLimit: true, maxBatchSize: true,
+  table: true, singleton: true, fields: true, schema: true, versioning: true, defaultLimit: true, maxLimit: true, maxBatchSize: true,
 }
 const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   type: true, primaryKey: true, autoIncrement: true, nullable: true, default: true, maxLength: true, scale: true,
@@ -16,7 +16,7 @@ const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
 }
 const O2M_KEYS = { type: true, collection: true, foreignKey: true } as const
 /** Options of the design that later releases add; refusing them beats silently ignoring an access rule. */
-const NOT_YET_SUPPORTED = new Set(['access', 'hooks', 'versioning'])
+const NOT_YET_SUPPORTED = new Set(['access', 'hooks'])
 
 function checkKeys(given: object, known: object, where: string): void {
   for (const key of Object.keys(given)) {
@@ -127,6 +127,7 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
     name,
     table: definition.table ?? name,
     singleton: definition.singleton === true,
+    versioning: definition.versioning === true,
     primaryKey: primaryKeys[0],
     members,
     fields,

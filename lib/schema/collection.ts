@@ -44,6 +44,8 @@ export interface Collection {
   readonly name: string
   readonly table: string
   readonly singleton: boolean
+  /** Content versions can be saved for its items (`/versions`, `?version=`). */
+  readonly versioning: boolean
   readonly primaryKey: Field
   /** Every member in definition order, hidden ones included. */
   readonly members: ReadonlyMap<string, Member>

@@ -90,7 +90,9 @@ function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
   for (const error of errors) {
     const field = fieldOf(error)
     const current = byField.get(field)
-    if (!current || current.keyword === 'anyOf' || (current.keyword === 'type' && error.keyword !== 'anyOf')) {
+    // The first type error names the field's own type; a nullable field's `null` branch fails too and says less.
+    const moreTelling = current?.keyword === 'type' && error.keyword !== 'anyOf' && error.keyword !== 'type'
+    if (!current || current.keyword === 'anyOf' || moreTelling) {
       byField.set(field, error)
     }
   }

@@ -202,8 +202,16 @@ forEachDialect((ctx) => {
       expect(error.extensions.reason).toContain(`"${parameter}"`)
     })
 
-    it('version with a hostile key on an item read → 404 NOT_FOUND without SQL', async () => {
-      await rejectedWithoutSql('get', `/api/items/articles/1?version=${encodeURIComponent("main' or 1=1 --")}`, undefined, 404, 'NOT_FOUND')
+    it('version with a hostile key on a collection without versioning → 404 NOT_FOUND without SQL', async () => {
+      await rejectedWithoutSql('get', `/api/items/authors/1?version=${encodeURIComponent("main' or 1=1 --")}`, undefined, 404, 'NOT_FOUND')
+    })
+
+    it('version with a hostile key on a versioned collection → 404, the key only ever a bound value', async () => {
+      const hostile = "main' or 1=1 --"
+      const { result, sql } = await ctx.countQueries(() => request(app).get(`/api/items/articles/1?version=${encodeURIComponent(hostile)}`))
+      expect(result.status).toBe(404)
+      expect(result.body.errors[0].extensions.code).toBe('NOT_FOUND')
+      expect(sql.join('\n')).not.toContain('1=1')
     })
 
     afterAll(() => expectIntact(ctx))

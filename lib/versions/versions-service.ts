@@ -1,0 +1,238 @@
+// Content versions: named drafts of one item, stored as deltas in the versions table, read through
+// `?version=`, compared with and promoted to the main item through the normal update path.
+import { createHash } from 'node:crypto'
+import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
+import { isPlainObject } from '../is-plain-object'
+import { parseBodyKey } from '../query/parse-key'
+import type { FieldNode } from '../query/query'
+import type { ItemsRepository } from '../repository/items-repository'
+import type { Collection, Field, Schema } from '../schema/collection'
+import type { Payload, PayloadValidator } from '../schema/payload-validator'
+import type { Item, PrimaryKey } from '../types'
+
+/** The key that always means the item itself. */
+export const MAIN_VERSION = 'main'
+const MAX_KEY_LENGTH = 64
+
+export interface Version {
+  readonly id: number
+  readonly key: string
+  readonly name: string | null
+  readonly collection: string
+  readonly item: string
+  readonly hash: string | null
+  readonly delta: Record<string, unknown> | null
+  readonly date_created: string | null
+  readonly date_updated: string | null
+}
+
+export class VersionConflictError extends ItemsError {
+  constructor(message: string, extensions: Record<string, unknown> = {}) {
+    super('UNPROCESSABLE_CONTENT', message, extensions)
+  }
+}
+
+const scalarNodes = (collection: Collection): FieldNode[] =>
+  collection.fields.filter((field) => !field.hidden).map((field) => ({ kind: 'field', output: field.name, field }))
+
+export class VersionsService {
+  private readonly fieldsByName: ReadonlyMap<string, Field>
+  private tableReady: Promise<void> | null = null
+
+  constructor(
+    private readonly repository: ItemsRepository,
+    private readonly schema: Schema,
+    /** The versions table as an internal collection (see versions-table.ts). */
+    readonly collection: Collection,
+    private readonly validators: ReadonlyMap<Collection, PayloadValidator>,
+    private readonly ensureTable: (() => Promise<void>) | null,
+  ) {
+    this.fieldsByName = new Map(collection.fields.map((field) => [field.name, field]))
+  }
+
+  /** Creates the table once, on first use, when the router was asked to. */
+  ready(): Promise<void> {
+    this.tableReady ??= this.ensureTable ? this.ensureTable() : Promise.resolve()
+    return this.tableReady
+  }
+
+  /** A collection that keeps versions; any other name is refused as the payload's mistake. */
+  versionedCollection(name: unknown): Collection {
+    const collection = typeof name === 'string' ? this.schema.collections.get(name) : undefined
+    if (!collection || !collection.versioning) {
+      throw new InvalidPayloadError(`"collection" must name a collection with versioning enabled`)
+    }
+    return collection
+  }
+
+  async get(id: number): Promise<Version> {
+    const [version] = await this.repository.readByKeys(this.collection, [id], scalarNodes(this.collection))
+    if (!version) throw new NotFoundError('Version not found.')
+    return version as unknown as Version
+  }
+
+  /** The version of an item with this key; 404 when there is none (never the main item instead). */
+  async find(collection: Collection, item: PrimaryKey, key: string): Promise<Version> {
+    await this.ready()
+    const pk = this.collection.primaryKey
+    const { items } = await this.repository.list(this.collection, {
+      fields: [{ kind: 'field', output: 'id', field: pk }],
+      aggregate: null,
+      filter: {
+        kind: 'and',
+        children: [
+          { kind: 'comparison', field: this.field('collection'), operator: '_eq', value: collection.name },
+          { kind: 'comparison', field: this.field('item'), operator: '_eq', value: String(item) },
+          { kind: 'comparison', field: this.field('key'), operator: '_eq', value: key },
+        ],
+      },
+      search: null,
+      sort: [{ field: pk, direction: 'asc', path: [] }],
+      limit: 1,
+      offset: 0,
+      meta: { totalCount: false, filterCount: false },
+      backlink: true,
+      version: null,
+    })
+    if (items.length === 0) throw new NotFoundError(`Version "${key}" does not exist.`, { version: key })
+    return this.get(items[0].id as number)
+  }
+
+  /** A digest of the main item's visible fields: a promote must name the state it was reviewed against. */
+  async mainHash(collection: Collection, item: PrimaryKey): Promise<string> {
+    const [main] = await this.repository.readByKeys(collection, [item], scalarNodes(collection))
+    if (!main) throw new NotFoundError(`Item "${item}" not found in "${collection.name}".`)
+    return createHash('sha256').update(JSON.stringify(main)).digest('hex')
+  }
+
+  /** The item key a version belongs to, read as the collection's key type. */
+  itemKey(collection: Collection, version: Version): PrimaryKey {
+    return parseBodyKey(collection, version.item)
+  }
+
+  /** The delta `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
+  async requestedDelta(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Record<string, unknown> | null> {
+    if (key === null || key === MAIN_VERSION) return null
+    if (!collection.versioning || item === null) throw new NotFoundError(`Version "${key}" does not exist.`, { version: key })
+    return (await this.find(collection, item, key)).delta ?? {}
+  }
+
+  async create(body: unknown): Promise<number> {
+    if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be a JSON object')
+    const extra = Object.keys(body).filter((key) => !['key', 'name', 'collection', 'item'].includes(key))
+    if (extra.length > 0) throw new InvalidPayloadError(`Unknown version field "${extra[0]}"`)
+    const collection = this.versionedCollection(body.collection)
+    const key = this.checkKey(body.key)
+    const item = parseBodyKey(collection, body.item)
+    await this.ready()
+    const hash = await this.mainHash(collection, item)
+    await this.assertKeyFree(collection, item, key)
+    const now = new Date().toISOString()
+    const [id] = await this.repository.create(this.collection, [
+      this.payload({ key, name: this.checkName(body.name), collection: collection.name, item: String(item), hash, delta: null, date_created: now, date_updated: now }),
+    ])
+    return id as number
+  }
+
+  async rename(id: number, body: unknown): Promise<void> {
+    if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be a JSON object')
+    const extra = Object.keys(body).filter((key) => key !== 'key' && key !== 'name')
+    if (extra.length > 0) throw new InvalidPayloadError(`Only "key" and "name" of a version can be changed, not "${extra[0]}"`)
+    const version = await this.get(id)
+    const changes: Record<string, unknown> = { date_updated: new Date().toISOString() }
+    if (body.name !== undefined) changes.name = this.checkName(body.name)
+    if (body.key !== undefined) {
+      changes.key = this.checkKey(body.key)
+      if (changes.key !== version.key) {
+        const collection = this.versionedCollection(version.collection)
+        await this.assertKeyFree(collection, this.itemKey(collection, version), changes.key as string)
+      }
+    }
+    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload(changes) }])
+  }
+
+  async remove(id: number): Promise<void> {
+    await this.repository.delete(this.collection, [id])
+  }
+
+  /** Merges a partial item, validated like an update of its collection, into the version's delta. */
+  async save(id: number, body: unknown): Promise<Version> {
+    const version = await this.get(id)
+    const collection = this.versionedCollection(version.collection)
+    const payload = this.validators.get(collection)!.validate('update', body)
+    const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
+    for (const [field, value] of payload) delta[field.name] = value
+    const hash = await this.mainHash(collection, this.itemKey(collection, version))
+    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload({ delta, hash, date_updated: new Date().toISOString() }) }])
+    return { ...version, delta, hash }
+  }
+
+  /** Applies the delta (or the listed fields of it) to the main item through the normal update path. */
+  async promote(id: number, body: unknown): Promise<PrimaryKey> {
+    if (!isPlainObject(body) || typeof body.mainHash !== 'string') throw new InvalidPayloadError('"mainHash" is required')
+    const version = await this.get(id)
+    const collection = this.versionedCollection(version.collection)
+    const item = this.itemKey(collection, version)
+    const current = await this.mainHash(collection, item)
+    if (body.mainHash !== current) {
+      throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', { mainHash: current })
+    }
+    const delta = version.delta ?? {}
+    let changes = delta
+    if (body.fields !== undefined) {
+      if (!Array.isArray(body.fields) || body.fields.some((name) => typeof name !== 'string')) {
+        throw new InvalidPayloadError('"fields" must be an array of field names')
+      }
+      changes = Object.fromEntries(Object.entries(delta).filter(([name]) => (body.fields as string[]).includes(name)))
+    }
+    const payload = this.validators.get(collection)!.validate('update', changes)
+    await this.repository.update(collection, [{ keys: [item], payload }])
+    return item
+  }
+
+  /**
+   * The main item as the version shows it: the delta's values replace the fields `fields` reads, and a
+   * many-to-one the delta changes is read again from its new key, shaped by the same sub-fields.
+   */
+  async overlay(item: Item, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
+    if (!delta) return item
+    const shown: Item = { ...item }
+    for (const node of fields) {
+      if ((node.kind !== 'field' && node.kind !== 'm2o') || !Object.hasOwn(delta, node.field.name)) continue
+      const value = delta[node.field.name]
+      if (node.kind === 'field') shown[node.output] = value
+      else shown[node.output] = value == null ? null : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children))[0] ?? null)
+    }
+    return shown
+  }
+
+  private field(name: string): Field {
+    return this.fieldsByName.get(name)!
+  }
+
+  private payload(values: Record<string, unknown>): Payload {
+    return new Map(Object.entries(values).map(([name, value]) => [this.field(name), value]))
+  }
+
+  private checkKey(value: unknown): string {
+    if (typeof value !== 'string' || value === '' || value.length > MAX_KEY_LENGTH) {
+      throw new InvalidPayloadError(`"key" must be a string of 1 to ${MAX_KEY_LENGTH} characters`)
+    }
+    if (value === MAIN_VERSION) throw new InvalidPayloadError(`"${MAIN_VERSION}" is reserved for the item itself`)
+    return value
+  }
+
+  private checkName(value: unknown): string | null {
+    if (value === undefined || value === null) return null
+    if (typeof value !== 'string' || value.length > 255) throw new InvalidPayloadError('"name" must be a string of at most 255 characters')
+    return value
+  }
+
+  private async assertKeyFree(collection: Collection, item: PrimaryKey, key: string): Promise<void> {
+    const taken = await this.find(collection, item, key).then(
+      () => true,
+      (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
+    )
+    if (taken) throw new VersionConflictError(`Item already has a version with key "${key}".`, { key })
+  }
+}

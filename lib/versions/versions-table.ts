@@ -1,0 +1,43 @@
+// The content-versions table: its DDL for host migrations, and its definition as an internal collection.
+import type { Knex } from 'knex'
+import type { CollectionDefinition } from '../types'
+
+export const DEFAULT_VERSIONS_TABLE = 'items_versions'
+
+/**
+ * Creates the table that holds content versions, if it does not exist. Dates are ISO-8601 UTC text and the
+ * delta JSON text, so the table is the same on every database.
+ */
+export async function createVersionsTable(knex: Knex, table: string = DEFAULT_VERSIONS_TABLE): Promise<void> {
+  if (await knex.schema.hasTable(table)) return
+  await knex.schema.createTable(table, (t) => {
+    t.increments('id')
+    t.string('key', 64).notNullable()
+    t.string('name', 255)
+    t.string('collection', 64).notNullable()
+    t.string('item', 255).notNullable()
+    t.string('hash', 64)
+    t.text('delta')
+    t.string('date_created', 24)
+    t.string('date_updated', 24)
+    t.unique(['collection', 'item', 'key'])
+  })
+}
+
+/** The table as a collection, so `/versions` is read with the same parser, filters and loader as items. */
+export function versionsCollection(table: string): CollectionDefinition {
+  return {
+    table,
+    fields: {
+      id: { type: 'integer', primaryKey: true, autoIncrement: true },
+      key: { type: 'string', nullable: false, maxLength: 64 },
+      name: { type: 'string', maxLength: 255 },
+      collection: { type: 'string', nullable: false, maxLength: 64 },
+      item: { type: 'string', nullable: false, maxLength: 255 },
+      hash: { type: 'string', maxLength: 64 },
+      delta: { type: 'json' },
+      date_created: { type: 'timestamp' },
+      date_updated: { type: 'timestamp' },
+    },
+  }
+}
