@@ -14,6 +14,9 @@ const EXAMPLES = [
   '/api/items/authors/1',
   '/api/items/samples?limit=1',
   '/api/items/settings',
+  '/api/items/articles?fields=id,title,author.name,comments.body&deep[comments][_limit]=2&limit=3',
+  '/api/items/articles?groupBy=status&aggregate[count]=*',
+  '/api/versions',
 ]
 
 async function main(): Promise<void> {
@@ -37,6 +40,10 @@ async function main(): Promise<void> {
     console.log(`express-items-router demo on ${base} (SQLite, seeded from fixtures/)\n\nTry:`)
     for (const path of EXAMPLES) console.log(`  curl -g '${base}${path}'`)
     console.log(`\nWrite:\n  curl -X POST ${base}/api/items/authors -H 'Content-Type: application/json' -d '{"name":"Ada"}'`)
+    console.log(`\nA draft of article 1 (articles and settings are versioned):`)
+    console.log(`  curl -X POST ${base}/api/versions -H 'Content-Type: application/json' -d '{"key":"draft","collection":"articles","item":1}'`)
+    console.log(`  curl -X POST ${base}/api/versions/1/save -H 'Content-Type: application/json' -d '{"title":"New title"}'`)
+    console.log(`  curl '${base}/api/items/articles/1?version=draft&fields=id,title'`)
   })
   const stop = (): void => {
     server.close(() => void knex.destroy())
