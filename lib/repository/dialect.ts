@@ -66,6 +66,11 @@ export interface Dialect {
    * adds doubles and overflows past 64 bits); null where `sum` is exact.
    */
   readonly exactSum: string | null
+  /**
+   * Adds a text column whose equality and unique indexes compare exactly; MySQL's default collations would
+   * make "Draft", "draft" and "draft " one value, so it stores bytes there.
+   */
+  exactStringColumn(table: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder
   /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
   prepare(knex: Knex): void
   /**
@@ -113,6 +118,7 @@ const postgres: Dialect = {
   maxParameters: 65_000,
   timestampToStorage: (iso) => iso,
   toDouble: (sql) => `CAST(${sql} AS DOUBLE PRECISION)`,
+  exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: null,
   // FLOOR: seconds come with a fraction, and a cast alone would round 59.9 up to 60.
@@ -148,6 +154,8 @@ const mysql: Dialect = {
   datePart: (part, _type, { sql, bindings }) => ({ sql: MYSQL_PARTS[part](sql), bindings }),
   // A float literal makes the whole expression a DOUBLE (CAST AS DOUBLE needs MySQL 8.0.17 / MariaDB 10.4.5).
   toDouble: (sql) => `(${sql} + 0e0)`,
+  // Up to four bytes per character in UTF-8.
+  exactStringColumn: (table, name, length) => table.specificType(name, `varbinary(${length * 4})`),
   // Bytes, not a _bin collation: those pad with spaces ("abc" = "abc "). Converting first makes the bytes
   // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
   exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
@@ -183,6 +191,7 @@ const sqlite: Dialect = {
   timestampToStorage: (iso) => iso,
   datePart: (part, _type, { sql, bindings }) => ({ sql: `CAST(strftime('${SQLITE_PARTS[part]}', ${sql}) AS INTEGER)`, bindings }),
   toDouble: (sql) => `CAST(${sql} AS REAL)`,
+  exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: 'items_exact_sum',
   prepare: registerSqliteFunctions,

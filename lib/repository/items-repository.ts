@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import type { FieldNode, FilterNode, Query, Selection } from '../query/query'
-import type { Collection, Schema } from '../schema/collection'
+import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialect'
@@ -101,6 +101,22 @@ export class ItemsRepository {
       await this.updateKeys(trx, collection, { keys, payload })
       return keys
     })
+  }
+
+  /**
+   * Writes `payload` to the item only while `field` still holds `expected` (null: is null), in one statement;
+   * answers whether it did. Lets a read-modify-write detect a concurrent writer instead of losing its change.
+   */
+  async updateIf(collection: Collection, key: PrimaryKey, field: Field, expected: unknown, payload: Payload): Promise<boolean> {
+    const pk = collection.primaryKey
+    const qb = this.knex(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
+    if (expected === null) qb.whereNull(field.column)
+    else qb.where(field.column, toStorage(field, expected, this.dialect))
+    try {
+      return (await qb.update(this.toRow(payload))) > 0
+    } catch (error) {
+      throw mapDbError(error, collection)
+    }
   }
 
   /** Deletes the items, in one transaction. Any missing key: 404 and nothing deleted. */

@@ -13,6 +13,7 @@ import type { Item, PrimaryKey } from '../types'
 /** The key that always means the item itself. */
 export const MAIN_VERSION = 'main'
 const MAX_KEY_LENGTH = 64
+const MAX_SAVE_ATTEMPTS = 5
 
 export interface Version {
   readonly id: number
@@ -128,9 +129,11 @@ export class VersionsService {
     const hash = await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
-    const [id] = await this.repository.create(this.collection, [
-      this.payload({ key, name: this.checkName(body.name), collection: collection.name, item: String(item), hash, delta: null, date_created: now, date_updated: now }),
-    ])
+    const values = { key, name: this.checkName(body.name), collection: collection.name, item: String(item), hash, delta: null, date_created: now, date_updated: now }
+    const [id] = await this.repository.create(this.collection, [this.payload(values)]).catch((error: unknown) => {
+      // A concurrent create of the same key passed the check above; the unique index caught it.
+      throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(key) : error
+    })
     return id as number
   }
 
@@ -148,23 +151,34 @@ export class VersionsService {
         await this.assertKeyFree(collection, this.itemKey(collection, version), changes.key as string)
       }
     }
-    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload(changes) }])
+    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload(changes) }]).catch((error: unknown) => {
+      throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(String(changes.key)) : error
+    })
   }
 
   async remove(id: number): Promise<void> {
     await this.repository.delete(this.collection, [id])
   }
 
-  /** Merges a partial item, validated like an update of its collection, into the version's delta. */
+  /**
+   * Merges a partial item, validated like an update of its collection, into the version's delta. The write
+   * only lands if the delta is still the one read, so two saves at once both keep their changes (one retries).
+   */
   async save(id: number, body: unknown): Promise<Version> {
-    const version = await this.get(id)
+    let version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
     const payload = this.validators.get(collection)!.validate('update', body)
-    const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
-    for (const [field, value] of payload) delta[field.name] = value
-    const hash = await this.mainHash(collection, this.itemKey(collection, version))
-    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload({ delta, hash, date_updated: new Date().toISOString() }) }])
-    return { ...version, delta, hash }
+    for (let attempt = 1; ; attempt++) {
+      const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
+      for (const [field, value] of payload) delta[field.name] = value
+      const hash = await this.mainHash(collection, this.itemKey(collection, version))
+      const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
+      if (await this.repository.updateIf(this.collection, id, this.field('delta'), version.delta, changes)) return { ...version, delta, hash }
+      version = await this.get(id)
+      // MySQL counts only changed rows: a save that changes nothing also answers "no row".
+      if (JSON.stringify(version.delta) === JSON.stringify(delta)) return version
+      if (attempt === MAX_SAVE_ATTEMPTS) throw new VersionConflictError('The version kept changing while saving; try again.')
+    }
   }
 
   /** Applies the delta (or the listed fields of it) to the main item through the normal update path. */
@@ -233,6 +247,10 @@ export class VersionsService {
       () => true,
       (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
     )
-    if (taken) throw new VersionConflictError(`Item already has a version with key "${key}".`, { key })
+    if (taken) throw this.keyTaken(key)
+  }
+
+  private keyTaken(key: string): VersionConflictError {
+    return new VersionConflictError(`Item already has a version with key "${key}".`, { key })
   }
 }

@@ -1,5 +1,6 @@
 // The content-versions table: its DDL for host migrations, and its definition as an internal collection.
 import type { Knex } from 'knex'
+import { dialectOf } from '../repository/dialect'
 import type { CollectionDefinition } from '../types'
 
 export const DEFAULT_VERSIONS_TABLE = 'items_versions'
@@ -10,12 +11,14 @@ export const DEFAULT_VERSIONS_TABLE = 'items_versions'
  */
 export async function createVersionsTable(knex: Knex, table: string = DEFAULT_VERSIONS_TABLE): Promise<void> {
   if (await knex.schema.hasTable(table)) return
+  const dialect = dialectOf(knex)
   await knex.schema.createTable(table, (t) => {
     t.increments('id')
-    t.string('key', 64).notNullable()
+    // The unique (collection, item, key) must tell "Draft" from "draft", as every other comparison does.
+    dialect.exactStringColumn(t, 'key', 64).notNullable()
     t.string('name', 255)
-    t.string('collection', 64).notNullable()
-    t.string('item', 255).notNullable()
+    dialect.exactStringColumn(t, 'collection', 64).notNullable()
+    dialect.exactStringColumn(t, 'item', 255).notNullable()
     t.string('hash', 64)
     t.text('delta')
     t.string('date_created', 24)
