@@ -5,6 +5,7 @@ import request from 'supertest'
 import { seed, type ArticleRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectName } from '../support/dialects'
+import { expectInvalidQuery } from '../support/invalid-query'
 
 type Scalar = string | number | boolean | null
 type Item = Record<string, unknown>
@@ -525,18 +526,10 @@ forEachDialect((ctx) => {
     return { ...answer, statements: count, text: result.text }
   }
 
-  /** Asserts a 400 INVALID_QUERY whose reason names every one of `mentions`, and that no SQL ran for it. */
-  async function expectInvalid(collection: CollectionName, query: string, mentions: string[]): Promise<string> {
+  /** A 400 INVALID_QUERY naming every one of `mentions`; bad aggregates are rejected while parsing, before any SQL. */
+  async function expectInvalid(collection: CollectionName, query: string, mentions: readonly string[]): Promise<string> {
     const response = await get(collection, query)
-    expect(response.status).toBe(400)
-    const reason = response.body.errors?.[0]?.extensions?.reason as string
-    expect(response.body).toEqual({
-      errors: [{ message: `Invalid query. ${reason}.`, extensions: { code: 'INVALID_QUERY', reason: expect.any(String) } }],
-    })
-    for (const mention of mentions) expect(reason).toContain(mention)
-    // Bad aggregates are rejected while parsing, before any statement is built.
-    expect(response.statements).toBe(0)
-    return reason
+    return expectInvalidQuery(response, response.statements, mentions)
   }
 
   describe('Directus shapes', () => {

@@ -5,8 +5,8 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { getInvalidQuery, listIds, type Key } from '../support/invalid-query'
 
-type Key = number | string
 type CollectionName = 'articles' | 'authors' | 'samples'
 type Filter = Record<string, unknown>
 /** [label, collection, filter object, expected primary keys in ascending key order] */
@@ -269,38 +269,17 @@ describe('filter case tables', () => {
   })
 })
 
-interface Listed {
-  status: number
-  ids?: Key[]
-  errors?: unknown
-}
-
 forEachDialect((ctx) => {
   let app: Express
   beforeAll(() => {
     app = createApp(ctx.knex)
   })
 
-  async function list(collection: CollectionName, query: string, on: Express = app): Promise<Listed> {
-    const response = await request(on).get(`/api/items/${collection}?fields=id&limit=-1&${query}`)
-    return response.status === 200
-      ? { status: 200, ids: (response.body.data as Array<{ id: Key }>).map((row) => row.id) }
-      : { status: response.status, errors: response.body.errors }
-  }
+  const list = (collection: CollectionName, query: string, on: Express = app) => listIds(on, collection, query)
 
-  /** Asserts a 400 INVALID_QUERY whose reason names every one of `mentions`, and that no SQL ran for it. */
-  async function expectInvalid(collection: CollectionName, query: string, mentions: string[], on: Express = app): Promise<string> {
-    const { result: response, count } = await ctx.countQueries(() => request(on).get(`/api/items/${collection}?fields=id&${query}`))
-    expect(response.status).toBe(400)
-    const reason = response.body.errors?.[0]?.extensions?.reason as string
-    expect(response.body).toEqual({
-      errors: [{ message: `Invalid query. ${reason}.`, extensions: { code: 'INVALID_QUERY', reason: expect.any(String) } }],
-    })
-    for (const mention of mentions) expect(reason).toContain(mention)
-    // Bad filters are rejected while parsing, before any statement is built.
-    expect(count).toBe(0)
-    return reason
-  }
+  /** A 400 INVALID_QUERY naming every one of `mentions`; bad filters are rejected while parsing, before any SQL. */
+  const expectInvalid = (collection: CollectionName, query: string, mentions: readonly string[], on: Express = app) =>
+    getInvalidQuery(ctx, on, `/api/items/${collection}?fields=id&${query}`, mentions)
 
   describe('operators by field type (bracket and JSON forms alike)', () => {
     it.each([...RATING_CASES, ...STRING_CASES, ...NULL_EXCLUSION_CASES, ...DATETIME_CASES, ...JSON_CASES, ...SAMPLE_CASES])(

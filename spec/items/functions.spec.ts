@@ -7,10 +7,10 @@ import { seed, type ArticleRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
+import { getInvalidQuery, listIds, type Key } from '../support/invalid-query'
 
 type Part = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 type Filter = Record<string, unknown>
-type Key = number | string
 
 const PARTS: readonly Part[] = ['year', 'month', 'week', 'day', 'weekday', 'hour', 'minute', 'second']
 const DATE_PARTS: readonly Part[] = ['year', 'month', 'week', 'day', 'weekday']
@@ -164,25 +164,10 @@ forEachDialect((ctx) => {
     return { status: response.status, body: response.body }
   }
 
-  async function list(collection: string, query: string, on: Express = app): Promise<{ status: number; ids?: Key[]; errors?: unknown }> {
-    const all = /(^|&)limit=/.test(query) ? '' : 'limit=-1&'
-    const response = await request(on).get(`/api/items/${collection}?fields=id&${all}${query}`)
-    return response.status === 200
-      ? { status: 200, ids: (response.body.data as Array<{ id: Key }>).map((row) => row.id) }
-      : { status: response.status, errors: response.body.errors }
-  }
+  const list = (collection: string, query: string, on: Express = app) => listIds(on, collection, query)
 
-  async function expectInvalid(collection: string, query: string, mentions: readonly string[]): Promise<string> {
-    const { result: response, count } = await ctx.countQueries(() => request(app).get(`/api/items/${collection}?${query}`))
-    expect(response.status).toBe(400)
-    const reason = response.body.errors?.[0]?.extensions?.reason as string
-    expect(response.body).toEqual({
-      errors: [{ message: `Invalid query. ${reason}.`, extensions: { code: 'INVALID_QUERY', reason: expect.any(String) } }],
-    })
-    for (const mention of mentions) expect(reason).toContain(mention)
-    expect(count).toBe(0)
-    return reason
-  }
+  const expectInvalid = (collection: string, query: string, mentions: readonly string[]) =>
+    getInvalidQuery(ctx, app, `/api/items/${collection}?${query}`, mentions)
 
   describe('in fields', () => {
     it('every date part of published_at, keyed <field>_<function>, null for a null date', async () => {

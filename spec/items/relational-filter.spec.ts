@@ -5,6 +5,7 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type CommentRow, type TopicRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { getInvalidQuery, listIds } from '../support/invalid-query'
 
 type CollectionName = 'articles' | 'authors' | 'comments' | 'topics'
 type Filter = Record<string, unknown>
@@ -167,37 +168,17 @@ describe('relational filter case tables', () => {
   })
 })
 
-interface Listed {
-  status: number
-  ids?: number[]
-  errors?: unknown
-}
-
 forEachDialect((ctx) => {
   let app: Express
   beforeAll(() => {
     app = createApp(ctx.knex)
   })
 
-  async function list(collection: CollectionName, query: string, on: Express = app): Promise<Listed> {
-    const response = await request(on).get(`/api/items/${collection}?fields=id&limit=-1&${query}`)
-    return response.status === 200
-      ? { status: 200, ids: (response.body.data as Array<{ id: number }>).map((row) => row.id) }
-      : { status: response.status, errors: response.body.errors }
-  }
+  const list = (collection: CollectionName, query: string, on: Express = app) => listIds(on, collection, query)
 
-  /** Asserts a 400 INVALID_QUERY whose reason names every one of `mentions`, and that no SQL ran for it. */
-  async function expectInvalid(collection: CollectionName, query: string, mentions: readonly string[], on: Express = app): Promise<string> {
-    const { result: response, count } = await ctx.countQueries(() => request(on).get(`/api/items/${collection}?fields=id&${query}`))
-    expect(response.status).toBe(400)
-    const reason = response.body.errors?.[0]?.extensions?.reason as string
-    expect(response.body).toEqual({
-      errors: [{ message: `Invalid query. ${reason}.`, extensions: { code: 'INVALID_QUERY', reason: expect.any(String) } }],
-    })
-    for (const mention of mentions) expect(reason).toContain(mention)
-    expect(count).toBe(0)
-    return reason
-  }
+  /** A 400 INVALID_QUERY naming every one of `mentions`, rejected before any SQL. */
+  const expectInvalid = (collection: CollectionName, query: string, mentions: readonly string[], on: Express = app) =>
+    getInvalidQuery(ctx, on, `/api/items/${collection}?fields=id&${query}`, mentions)
 
   describe('through a many-to-one (bracket and JSON forms alike)', () => {
     it.each(M2O_CASES)('%s', async (_label, collection, filter, expected) => {

@@ -4,6 +4,7 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type CommentRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { getInvalidQuery } from '../support/invalid-query'
 
 type Value = string | number | null
 type Direction = 'asc' | 'desc'
@@ -214,17 +215,8 @@ forEachDialect((ctx) => {
   })
 
   describe('invalid relational sorts', () => {
-    async function expectInvalid(collection: string, sort: string, mentions: readonly string[]): Promise<string> {
-      const { result: response, count } = await ctx.countQueries(() => request(app).get(`/api/items/${collection}?fields=id&sort=${sort}`))
-      expect(response.status).toBe(400)
-      const reason = response.body.errors?.[0]?.extensions?.reason as string
-      expect(response.body).toEqual({
-        errors: [{ message: `Invalid query. ${reason}.`, extensions: { code: 'INVALID_QUERY', reason: expect.any(String) } }],
-      })
-      for (const mention of mentions) expect(reason).toContain(mention)
-      expect(count).toBe(0)
-      return reason
-    }
+    const expectInvalid = (collection: string, sort: string, mentions: readonly string[]) =>
+      getInvalidQuery(ctx, app, `/api/items/${collection}?fields=id&sort=${sort}`, mentions)
 
     it.each<[string, string, string, string[]]>([
       ['an o2m in the path', 'articles', 'comments.votes', ['comments.votes', '"comments"']],
