@@ -5,27 +5,11 @@ import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
 import { createItemsRouter } from '../../lib'
 import { createApp, recordingLogger } from '../support/app'
-import { forEachDialect, type DialectContext } from '../support/dialects'
+import { forEachDialect } from '../support/dialects'
+import { expectCounts, rowCount } from '../support/write-checks'
 
 const AUTHOR_FIELDS = 'id,name,email,bio'
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-
-async function rowCount(ctx: DialectContext, table: string): Promise<number> {
-  const [row] = await ctx.knex(table).count({ n: '*' })
-  return Number(row!.n)
-}
-
-async function apiCount(app: Express, collection: string): Promise<number> {
-  const response = await request(app).get(`/api/items/${collection}?limit=0&meta=total_count`)
-  expect(response.status).toBe(200)
-  return (response.body as { meta: { total_count: number } }).meta.total_count
-}
-
-/** Both views must agree: the API could hide rows a broken transaction left behind. */
-async function expectCounts(app: Express, ctx: DialectContext, collection: string, expected: number): Promise<void> {
-  expect(await apiCount(app, collection)).toBe(expected)
-  expect(await rowCount(ctx, collection)).toBe(expected)
-}
 
 forEachDialect((ctx) => {
   let app: Express

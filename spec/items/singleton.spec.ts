@@ -4,6 +4,7 @@ import request from 'supertest'
 import { settingsRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { expectError } from '../support/write-checks'
 
 /** What a read answers before the row exists: the key as null and the fields with a non-null default. */
 const PLACEHOLDER = { id: null, tagline: 'Just another site', items_per_page: 10 }
@@ -11,12 +12,6 @@ const PATHS = ['/api/items/settings', '/api/items/settings/singleton']
 
 async function settingsRows(ctx: DialectContext): Promise<unknown[]> {
   return ctx.knex('settings').select('id', 'site_name', 'tagline', 'items_per_page').orderBy('id')
-}
-
-function expectError(response: request.Response, status: number, code: string): void {
-  expect(response.status).toBe(status)
-  expect(response.body.errors).toHaveLength(1)
-  expect(response.body.errors[0]).toEqual({ message: expect.any(String), extensions: expect.objectContaining({ code }) })
 }
 
 forEachDialect((ctx) => {

@@ -3,7 +3,8 @@ import type { Express } from 'express'
 import request from 'supertest'
 import { seed, type ArticleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
-import { forEachDialect, type DialectContext } from '../support/dialects'
+import { forEachDialect } from '../support/dialects'
+import { expectCounts, expectError, rowCount } from '../support/write-checks'
 
 const ARTICLE_FIELDS = 'id,title,status,rating,published_at,tags,author,parent'
 
@@ -15,33 +16,11 @@ function seedArticle(id: number): ArticleRow {
 
 const idsWhere = (predicate: (article: ArticleRow) => boolean): number[] => seed.articles.filter(predicate).map((a) => a.id)
 
-async function rowCount(ctx: DialectContext, table: string, where: Record<string, unknown> = {}): Promise<number> {
-  const [row] = await ctx.knex(table).where(where).count({ n: '*' })
-  return Number(row!.n)
-}
-
-async function apiCount(app: Express, collection: string): Promise<number> {
-  const response = await request(app).get(`/api/items/${collection}?limit=0&meta=total_count`)
-  expect(response.status).toBe(200)
-  return (response.body as { meta: { total_count: number } }).meta.total_count
-}
-
-async function expectCounts(app: Express, ctx: DialectContext, collection: string, expected: number): Promise<void> {
-  expect(await apiCount(app, collection)).toBe(expected)
-  expect(await rowCount(ctx, collection)).toBe(expected)
-}
-
 /** The articles table through the API, in seed form, to compare whole tables before and after a refused write. */
 async function allArticles(app: Express): Promise<unknown[]> {
   const response = await request(app).get(`/api/items/articles?limit=-1&fields=${ARTICLE_FIELDS}`)
   expect(response.status).toBe(200)
   return response.body.data as unknown[]
-}
-
-function expectError(response: request.Response, status: number, code: string): void {
-  expect(response.status).toBe(status)
-  expect(response.body.errors).toHaveLength(1)
-  expect(response.body.errors[0]).toEqual({ message: expect.any(String), extensions: expect.objectContaining({ code }) })
 }
 
 forEachDialect((ctx) => {

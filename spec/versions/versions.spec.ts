@@ -5,6 +5,7 @@ import { seed, type ArticleRow } from '../../fixtures/seed'
 import { createVersionsTable } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext, type DialectName } from '../support/dialects'
+import { expectError } from '../support/write-checks'
 
 const VERSIONS_TABLE = 'items_versions'
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -52,12 +53,6 @@ const authorName = (id: number): string => seed.authors.find((author) => author.
 const NEW_TITLE = 'A rewritten title'
 const NEW_AUTHOR = seedArticle(1).author === 3 ? 4 : 3
 const NEW_RATING = seedArticle(1).rating === 5 ? 4 : 5
-
-function expectError(response: request.Response, status: number, code: string): void {
-  expect(response.status).toBe(status)
-  expect(response.body.errors).toHaveLength(1)
-  expect(response.body.errors[0]).toEqual({ message: expect.any(String), extensions: expect.objectContaining({ code }) })
-}
 
 function expectRecentTimestamp(value: unknown, since: number): void {
   expect(value).toEqual(expect.stringMatching(ISO_TIMESTAMP))
