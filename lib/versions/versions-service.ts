@@ -168,10 +168,11 @@ export class VersionsService {
     let version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
     const payload = this.validators.get(collection)!.validate('update', body)
+    // Retries race other saves of this version, not edits of the main item: one hash serves every attempt.
+    const hash = await this.mainHash(collection, this.itemKey(collection, version))
     for (let attempt = 1; ; attempt++) {
       const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
       for (const [field, value] of payload) delta[field.name] = value
-      const hash = await this.mainHash(collection, this.itemKey(collection, version))
       const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
       if (await this.repository.updateIf(this.collection, id, this.field('delta'), version.delta, changes)) return { ...version, delta, hash }
       version = await this.get(id)
