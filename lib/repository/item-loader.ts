@@ -141,8 +141,8 @@ export class ItemLoader {
     })
   }
 
-  /** The items of `collection` with these keys, by key id. */
-  private async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Map<string, Item>> {
+  /** The items of `collection` with these keys, by key id: one statement per chunk of keys. */
+  async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Map<string, Item>> {
     const pk = collection.primaryKey
     const rows: Row[] = []
     for (const part of chunk(keys, this.dialect.maxParameters)) {

@@ -56,16 +56,7 @@ export class ItemsRepository {
 
   /** The items with these keys, in the order of `keys`; keys without an item are skipped. */
   async readByKeys(collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Item[]> {
-    const byKey = new Map<string, Item>()
-    const pk = collection.primaryKey
-    const withKey: FieldNode[] = [...fields, { kind: 'field', output: '\0key', field: pk }]
-    for (const part of chunk(keys, this.dialect.maxParameters)) {
-      const selection = { filter: this.withKeys(collection, part, null), search: null, sort: [], limit: null, offset: 0 }
-      for (const item of await this.loader.load(this.knex, collection, withKey, selection)) {
-        byKey.set(keyId(item['\0key']), item)
-        delete item['\0key']
-      }
-    }
+    const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields)
     return keys.map((key) => byKey.get(keyId(key))).filter((item): item is Item => item !== undefined)
   }
 
@@ -167,15 +158,7 @@ export class ItemsRepository {
 
   /** Which of `keys` name an existing item of `collection`, as key ids. One query per chunk. */
   private async existingKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<Set<string>> {
-    const pk = collection.primaryKey
-    const found = new Set<string>()
-    for (const part of chunk([...new Set(keys)], this.dialect.maxParameters)) {
-      const rows: Record<string, unknown>[] = await db(collection.table)
-        .select(selectColumn(this.knex, pk, this.dialect))
-        .whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))
-      for (const row of rows) found.add(keyId(fromStorage(pk, row[pk.name])))
-    }
-    return found
+    return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [])).keys())
   }
 
   private async assertExist(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
