@@ -3,7 +3,8 @@ import type { Knex } from 'knex'
 import { checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
 import { ConfigError } from './errors'
-import type { ItemsRouterOptions, Logger } from './types'
+import type { Request } from 'express'
+import type { ItemsContext, ItemsRouterOptions, Logger } from './types'
 import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
 
 /** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
@@ -19,11 +20,13 @@ export interface RouterConfig {
   readonly versionsTable: string
   readonly createVersionsTable: boolean
   readonly logger: Logger
+  readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
   knex: true, collections: true, defaultLimit: true, maxLimit: true, maxBatchSize: true, bodyLimit: true,
   maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, maxRelationalDepth: true, maxRelations: true, versionsTable: true, createVersionsTable: true, logger: true,
+  context: true, defaultAccess: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
@@ -45,6 +48,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
+  if (options.context !== undefined && typeof options.context !== 'function') {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.context must be a function of the request')
+  }
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -63,5 +69,6 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,
     logger: options.logger ?? console,
+    context: options.context ?? (() => ({})),
   }
 }

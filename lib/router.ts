@@ -1,25 +1,27 @@
 // createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
-import express, { type Router } from 'express'
+import express from 'express'
+import { buildAccess, reachableCollections } from './access/access-config'
+import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
 import { errorHandler } from './errors'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
 import { listItems } from './handlers/list-items'
-import { createRoute, routeNotFound, type ItemsHandler } from './handlers/route'
+import { createRoute, routeNotFound, type ItemsHandler, type ParserLimits } from './handlers/route'
 import { readSingleton, updateSingleton } from './handlers/singleton'
 import { updateItems } from './handlers/update-items'
 import { createVersionHandlers } from './handlers/versions'
-import type { ParserOptions } from './query/parse-query'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialect'
 import { ItemsRepository } from './repository/items-repository'
 import { buildSchema } from './schema/build-schema'
-import type { Collection, Schema } from './schema/collection'
+import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
-import type { ItemsRouterOptions } from './types'
+import type { ItemsRouter, ItemsRouterOptions } from './types'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
 import { VersionsService } from './versions/versions-service'
+import { buildHooks, Lifecycle } from './writes/lifecycle'
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
@@ -35,9 +37,8 @@ function queryStringLimits(config: RouterConfig): QueryStringLimits {
   }
 }
 
-function parserOptions(config: RouterConfig, schema: Schema): ParserOptions {
+function parserLimits(config: RouterConfig): ParserLimits {
   return {
-    schema,
     maxDepth: config.maxFilterDepth,
     maxInListLength: config.maxInListLength,
     maxRelationalDepth: config.maxRelationalDepth,
@@ -48,12 +49,21 @@ function parserOptions(config: RouterConfig, schema: Schema): ParserOptions {
 /**
  * Creates the Express router serving `/items/...` and `/versions/...` for the configured collections.
  * Synchronous; throws a `ConfigError` for options that cannot work. Mount it anywhere:
- * `app.use('/api', createItemsRouter(...))`.
+ * `app.use('/api', createItemsRouter(...))`; subscribe to writes on its `events`.
  */
-export function createItemsRouter(options: ItemsRouterOptions): Router {
+export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
   const schema = buildSchema(options.collections, config.limits)
+  const parser = parserLimits(config)
+  const access: AccessSetup = {
+    schema,
+    entries: buildAccess(schema, options.collections, options.defaultAccess),
+    reachable: reachableCollections(schema),
+    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength },
+  }
+  checkFixedRules(access)
+  const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
   dialect.prepare(config.knex)
 
   const repository = new ItemsRepository(config.knex, schema, dialect)
@@ -65,16 +75,26 @@ export function createItemsRouter(options: ItemsRouterOptions): Router {
     validators,
     config.createVersionsTable ? () => createVersionsTable(config.knex, config.versionsTable) : null,
   )
-  const queryString = queryStringLimits(config)
-  const parser = parserOptions(config, schema)
-  const route = createRoute({ schema, repository, validators, versions, queryString, parser })
-  const version = createVersionHandlers({ versions, repository, parser, queryString })
+  const services = {
+    knex: config.knex,
+    schema,
+    repository,
+    validators,
+    versions,
+    queryString: queryStringLimits(config),
+    parser,
+    access,
+    lifecycle,
+    context: config.context,
+  }
+  const route = createRoute(services)
+  const version = createVersionHandlers(services)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
   const json = express.json({ limit: config.bodyLimit, strict: false })
 
-  const router = express.Router()
+  const router = Object.assign(express.Router(), { events: lifecycle.events })
   router.use('/items', json)
   router.get('/items/:collection', route(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', route(bySingleton(notServedOnSingletons, createItems)))

@@ -1,4 +1,6 @@
-// The documented public types: router options, collection and field definitions.
+// The documented public types: router options, collection and field definitions, access rules and hooks.
+import type { EventEmitter } from 'node:events'
+import type { Request, Router } from 'express'
 import type { Knex } from 'knex'
 
 /** The column types a field can have. Each maps to one JSON representation, identical on every database. */
@@ -120,6 +122,113 @@ export interface CollectionDefinition extends LimitOptions {
    * @example { properties: { email: { format: 'email' } } }
    */
   schema?: Record<string, unknown>
+  /**
+   * Who may read, create, update and delete which items and fields. Without it the collection follows the
+   * router's `defaultAccess` (open unless set).
+   */
+  access?: Access
+  /** Code run around reads and writes of the collection (see `Hooks`). */
+  hooks?: Hooks
+}
+
+/**
+ * The caller as the host describes it, built once per request by the `context` option and handed to every
+ * access rule and hook. `user` and `role` feed the filter variables `$CURRENT_USER` (`user`, or `user.id`
+ * when `user` is an object), `$CURRENT_USER.<field>` (a property of an object `user`) and `$CURRENT_ROLE`.
+ */
+export interface ItemsContext {
+  user?: unknown
+  role?: unknown
+  [key: string]: unknown
+}
+
+/** A filter in the grammar of `?filter`: `{ owner: { _eq: '$CURRENT_USER' } }`. */
+export type Filter = Record<string, unknown>
+
+/** What an allowed action may touch. Every property is optional; an empty rule allows everything. */
+export interface AccessRule {
+  /**
+   * The rows the action applies to. For `read`, rows outside it behave exactly like rows that do not exist,
+   * at every relation depth. Not used by `create`.
+   */
+  filter?: Filter
+  /**
+   * `read`: the fields the caller may see (the primary key always is); others behave exactly like fields that
+   * do not exist. `create` / `update`: the fields the payload may set. `'*'` or absent: all.
+   */
+  fields?: '*' | readonly string[]
+  /** `create` / `update`: values written underneath the payload (the payload wins), e.g. `{ owner: '$CURRENT_USER' }`. */
+  presets?: Record<string, unknown>
+  /** `create` / `update`: a filter the written values must satisfy, e.g. `{ status: { _in: ['draft', 'review'] } }`. */
+  validation?: Filter
+}
+
+/** `true` allows, `false` denies (403 `FORBIDDEN`), a rule allows within limits. */
+export type AccessDecision = boolean | AccessRule
+
+/** A decision, or a function of the caller's context (sync or async) returning one. */
+export type AccessEntry = AccessDecision | ((context: ItemsContext) => AccessDecision | Promise<AccessDecision>)
+
+/** One entry per action; an action left out is denied. */
+export interface Access {
+  read?: AccessEntry
+  create?: AccessEntry
+  update?: AccessEntry
+  delete?: AccessEntry
+}
+
+/** What every hook receives beside its value. */
+export interface HookMeta {
+  /** The collection's name. */
+  collection: string
+  context: ItemsContext
+  /** The write's open transaction (run your own statements in it to stay all-or-nothing); for reads the router's knex. */
+  db: Knex | Knex.Transaction
+}
+
+/** A before hook: answers a changed value, or nothing to keep the one given; throws to abort (an `ItemsError` picks the response). */
+export type BeforeHook<T, M = HookMeta> = (value: T, meta: M) => T | void | Promise<T | void>
+
+/**
+ * Code run around the collection's reads and writes. Order of a write: parse → access → before hook →
+ * validate → write → commit → after hook and events → response.
+ */
+export interface Hooks {
+  /** The query parameters of a read (`fields`, `filter`, ...), before they are parsed again and access rules applied. */
+  beforeRead?: BeforeHook<Record<string, unknown>>
+  /** Each created item's payload as sent (array bodies: one call per item), inside the transaction. */
+  beforeCreate?: BeforeHook<Item>
+  /** The changes as sent, once per set of items that get them, inside the transaction; `meta.keys` names the items. */
+  beforeUpdate?: BeforeHook<Item, HookMeta & { keys: PrimaryKey[] }>
+  /** The keys about to be deleted, inside the transaction. */
+  beforeDelete?: BeforeHook<PrimaryKey[]>
+  /** After commit; a failure is logged and does not change the response. Events are emitted right after. */
+  afterCreate?: (event: ItemsEvent) => void | Promise<void>
+  afterUpdate?: (event: ItemsEvent) => void | Promise<void>
+  afterDelete?: (event: ItemsEvent) => void | Promise<void>
+}
+
+/** A committed write, as after hooks and events receive it. */
+export interface ItemsEvent {
+  action: 'create' | 'update' | 'delete'
+  collection: string
+  /** The items written, in order. */
+  keys: PrimaryKey[]
+  /** create / update: the values written to `keys[i]` (presets and hook changes included). delete: empty. */
+  payloads: Item[]
+  context: ItemsContext
+}
+
+/**
+ * The router's events: `items.create`, `items.update`, `items.delete` for every collection and
+ * `<collection>.items.create` (...) for one, each with an `ItemsEvent`, emitted after commit. A listener that
+ * throws (or an async one that rejects) is logged.
+ */
+export type ItemsEvents = EventEmitter
+
+/** The Express router `createItemsRouter` returns, with its event emitter. */
+export interface ItemsRouter extends Router {
+  readonly events: ItemsEvents
 }
 
 /** Where the router reports errors it does not send to the client (unexpected 500s). */
@@ -188,6 +297,20 @@ export interface ItemsRouterOptions extends LimitOptions {
    * @default console
    */
   logger?: Logger
+  /**
+   * Builds the caller's context once per request (sync or async), typically from what the host's own
+   * authentication put on `req`. Throwing an `ItemsError` answers with it; other errors are a 500.
+   *
+   * @default () => ({})
+   */
+  context?: (req: Request) => ItemsContext | Promise<ItemsContext>
+  /**
+   * The access of collections without their own `access`: `true` (open; the host protects the mount path),
+   * `false` (every action denied) or an `Access` object.
+   *
+   * @default true
+   */
+  defaultAccess?: boolean | Access
 }
 
 /** An item as the API returns it: field names to JSON values. */

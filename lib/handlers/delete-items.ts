@@ -5,16 +5,15 @@ import { parseBodyKeys } from '../query/parse-key'
 import { sendNoContent } from './envelope'
 import type { ItemsHandler } from './route'
 
-export const deleteItems: ItemsHandler = async (_req, res, context) => {
-  const { collection, repository } = context
-  const input = context.body()
+export const deleteItems: ItemsHandler = async (_req, res, { collection, writer, body, selection }) => {
+  const input = body()
   const { maxBatchSize } = collection.limits
   if (Array.isArray(input)) {
-    await repository.delete(collection, parseBodyKeys(collection, input, maxBatchSize))
+    await writer.delete(parseBodyKeys(collection, input, maxBatchSize))
   } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'keys' in input) {
-    await repository.delete(collection, parseBodyKeys(collection, input.keys, maxBatchSize))
+    await writer.delete(parseBodyKeys(collection, input.keys, maxBatchSize))
   } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'query' in input) {
-    await repository.deleteWhere(collection, context.selection(input.query))
+    await writer.deleteWhere(selection(input.query))
   } else {
     throw new InvalidPayloadError('Send an array of keys, { keys } or { query }')
   }

@@ -1,4 +1,5 @@
-// GET / PATCH / DELETE /items/:collection/:id: one item by primary key; a missing item is a 404.
+// GET / PATCH / DELETE /items/:collection/:id: one item by primary key; a missing item is a 404, and so is one
+// the caller may not see.
 import { NotFoundError } from '../errors'
 import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
@@ -13,24 +14,29 @@ function keyOf(collection: Collection, id: string): PrimaryKey {
   return key
 }
 
-export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, query }) => {
+export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, query, assertReadable }) => {
+  assertReadable()
   const key = keyOf(collection, String(req.params.id))
-  const parsed = query()
-  const delta = await versions.requestedDelta(collection, key, parsed.version)
+  const parsed = await query()
+  versions.assertVersioned(collection, parsed.version)
+  // The item first: whether a hidden item has a version must not show through the version's own 404.
   const item = await repository.readOne(collection, key, parsed)
   if (!item) throw new NotFoundError()
+  const delta = await versions.requestedDelta(collection, key, parsed.version)
   sendData(res, await versions.overlay(item, parsed.fields, delta))
 }
 
-export const updateItem: ItemsHandler = async (req, res, { collection, repository, validator, query, body }) => {
+export const updateItem: ItemsHandler = async (req, res, { collection, writer, query, body, readBack }) => {
   const key = keyOf(collection, String(req.params.id))
-  const payload = validator.validate('update', body())
-  await repository.update(collection, [{ keys: [key], payload }])
-  const [item] = await repository.readByKeys(collection, [key], query().fields)
-  sendData(res, item ?? null)
+  const data = body()
+  await query()
+  await writer.update([{ keys: [key], data }])
+  const [item] = await readBack([key])
+  if (item) sendData(res, item)
+  else sendNoContent(res)
 }
 
-export const deleteItem: ItemsHandler = async (req, res, { collection, repository }) => {
-  await repository.delete(collection, [keyOf(collection, String(req.params.id))])
+export const deleteItem: ItemsHandler = async (req, res, { collection, writer }) => {
+  await writer.delete([keyOf(collection, String(req.params.id))])
   sendNoContent(res)
 }

@@ -2,7 +2,8 @@
 import { sendData } from './envelope'
 import type { ItemsHandler } from './route'
 
-export const listItems: ItemsHandler = async (_req, res, { collection, repository, query }) => {
-  const page = await repository.list(collection, query())
+export const listItems: ItemsHandler = async (_req, res, { collection, repository, query, assertReadable }) => {
+  assertReadable()
+  const page = await repository.list(collection, await query())
   sendData(res, page.items, page.meta)
 }

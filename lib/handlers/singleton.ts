@@ -2,10 +2,10 @@
 import type { FieldNode } from '../query/query'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item } from '../types'
-import { sendData } from './envelope'
+import { sendData, sendNoContent } from './envelope'
 import type { ItemsHandler } from './route'
 
-/** Before the row exists, a read answers the primary key as null and every field that has a default. */
+/** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
 function placeholder(fields: readonly FieldNode[]): Item {
   const item: Item = {}
   for (const node of fields) {
@@ -16,23 +16,22 @@ function placeholder(fields: readonly FieldNode[]): Item {
   return item
 }
 
-export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, versions, query }) => {
-  const parsed = query()
-  const delta = parsed.version === null ? null : await versions.requestedDelta(collection, await repository.firstKey(collection), parsed.version)
+export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, versions, query, assertReadable }) => {
+  assertReadable()
+  const parsed = await query()
+  // The row as the caller sees it: one outside their read rule is absent, and so are its versions.
+  const delta = parsed.version === null ? null : await versions.requestedDelta(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
-  const item = page.items[0] ?? placeholder(parsed.fields)
-  sendData(res, await versions.overlay(item, parsed.fields, delta), page.meta)
+  sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
 }
 
 /** Updates the row, or creates it when there is none yet. */
-export const updateSingleton: ItemsHandler = async (_req, res, { collection, repository, validator, query, body }) => {
+export const updateSingleton: ItemsHandler = async (_req, res, { collection, repository, writer, query, body, readBack }) => {
   const input = body()
-  const { fields } = query()
+  await query()
   const existing = await repository.firstKey(collection)
-  const [key] =
-    existing === null
-      ? await repository.create(collection, [validator.validate('create', input)])
-      : await repository.update(collection, [{ keys: [existing], payload: validator.validate('update', input) }])
-  const [item] = await repository.readByKeys(collection, [key], fields)
-  sendData(res, item ?? null)
+  const [key] = existing === null ? await writer.create([input], false) : await writer.update([{ keys: [existing], data: input }])
+  const [item] = await readBack([key])
+  if (item) sendData(res, item)
+  else sendNoContent(res)
 }

@@ -1,7 +1,8 @@
 // Parses ?aggregate, ?groupBy and, for them, ?sort (`-count.id`, a group field) into an AggregateQuery.
 import { InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { visibleMember, type Collection, type Schema } from '../schema/collection'
+import type { Collection } from '../schema/collection'
+import type { SchemaView } from '../schema/schema-view'
 import { FIELD_TYPES, type TypeFamily } from '../schema/field-types'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import { parseList } from './parse-list'
@@ -19,7 +20,7 @@ const FUNCTIONS: Readonly<Record<AggregateFunction, readonly TypeFamily[]>> = Ob
   max: ['number', 'temporal'],
 })
 
-function parseAggregates(raw: unknown, collection: Collection): AggregateNode[] {
+function parseAggregates(raw: unknown, collection: Collection, schema: SchemaView): AggregateNode[] {
   if (raw === undefined) return []
   if (!isPlainObject(raw)) throw new InvalidQueryError('"aggregate" must be given as aggregate[function]=field,...')
   const nodes: AggregateNode[] = []
@@ -35,7 +36,7 @@ function parseAggregates(raw: unknown, collection: Collection): AggregateNode[] 
         nodes.push({ fn, field: null })
         continue
       }
-      const member = visibleMember(collection, name)
+      const member = schema.member(collection, name)
       if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
       if (member.kind !== 'field' || !FUNCTIONS[fn as AggregateFunction].includes(FIELD_TYPES[member.type].family)) {
         throw new InvalidQueryError(`"aggregate[${fn}]" does not apply to field "${name}"`)
@@ -50,14 +51,14 @@ function parseAggregates(raw: unknown, collection: Collection): AggregateNode[] 
   return nodes
 }
 
-function parseGroupBy(raw: unknown, collection: Collection, schema: Schema): GroupNode[] {
+function parseGroupBy(raw: unknown, collection: Collection, schema: SchemaView): GroupNode[] {
   return parseList(raw, 'groupBy').map((name): GroupNode => {
     if (isFunctionCall(name)) {
       const operand = parseFunction(name, collection, schema)
       if (operand.kind !== 'datePart') throw new InvalidQueryError(`"groupBy" takes fields and date functions, not "${name}"`)
       return { output: functionOutput(name), field: operand.field, operand }
     }
-    const member = visibleMember(collection, name)
+    const member = schema.member(collection, name)
     if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
     if (member.kind !== 'field' || member.type === 'json') throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
     return { output: name, field: member }
@@ -85,9 +86,9 @@ function parseAggregateSort(raw: unknown, aggregates: readonly AggregateNode[], 
 }
 
 /** Null when the request neither aggregates nor groups. */
-export function parseAggregateQuery(raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown }, collection: Collection, schema: Schema): AggregateQuery | null {
+export function parseAggregateQuery(raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown }, collection: Collection, schema: SchemaView): AggregateQuery | null {
   if (raw.aggregate === undefined && raw.groupBy === undefined) return null
-  const aggregates = parseAggregates(raw.aggregate, collection)
+  const aggregates = parseAggregates(raw.aggregate, collection, schema)
   const groupBy = parseGroupBy(raw.groupBy, collection, schema)
   if (aggregates.length === 0 && groupBy.length === 0) throw new InvalidQueryError('"aggregate" and "groupBy" are both empty')
   return { aggregates, groupBy, sort: parseAggregateSort(raw.sort, aggregates, groupBy) }

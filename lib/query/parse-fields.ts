@@ -1,7 +1,8 @@
 // Parses ?fields (dot paths, wildcards, aliases) and ?deep into the tree of response entries.
 import { InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { visibleMember, visibleMembers, type Collection, type Member, type Schema } from '../schema/collection'
+import type { Collection, Member } from '../schema/collection'
+import { both, type SchemaView } from '../schema/schema-view'
 import { parseFilter, type FilterLimits } from './parse-filter'
 import { parseList } from './parse-list'
 import { parseObjectParam } from './parse-object-param'
@@ -12,7 +13,7 @@ import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import type { FieldNode, FunctionOperand, Selection } from './query'
 
 export interface FieldsOptions extends FilterLimits {
-  readonly schema: Schema
+  readonly schema: SchemaView
   /** Most relations one path may cross (`a.b.c` crosses two). */
   readonly maxRelationalDepth: number
   /** Most relation nodes one request may expand: each one costs a statement, and `*.*.*` grows fast. */
@@ -58,14 +59,14 @@ function deepOf(deep: unknown, output: string): Record<string, unknown> {
  * Checks a whole `deep` tree against the schema, also where `fields` does not reach, so that a typo is a 400
  * and not a silently ignored setting: list options only on one-to-many relations, other keys only relations.
  */
-function checkDeep(deep: Record<string, unknown>, collection: Collection, schema: Schema, where: string, onList: boolean, aliases: Readonly<Record<string, string>> = {}): void {
+function checkDeep(deep: Record<string, unknown>, collection: Collection, schema: SchemaView, where: string, onList: boolean, aliases: Readonly<Record<string, string>> = {}): void {
   for (const [key, value] of Object.entries(deep)) {
     if (key.startsWith('_')) {
       if (!DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"${where}`)
       if (!onList) throw new InvalidQueryError(`"deep" option "${key}"${where} applies to one-to-many relations only`)
       continue
     }
-    const member = visibleMember(collection, aliases[key] ?? key)
+    const member = schema.member(collection, aliases[key] ?? key)
     if (!member || !isRelation(member)) {
       throw new InvalidQueryError(`"deep" names "${key}", which is not a relation of collection "${collection.name}"`)
     }
@@ -78,8 +79,8 @@ function checkDeep(deep: Record<string, unknown>, collection: Collection, schema
 /** The per-parent list shape of an o2m (`deep[rel][_limit]=5` ...); the related collection's defaults otherwise. */
 function parseDeepSelection(deep: Record<string, unknown>, related: Collection, context: Context): Selection {
   return {
-    filter: parseFilter(deep._filter, related, context, context.now),
-    search: parseSearch(deep._search),
+    filter: both(context.schema.scope(related), parseFilter(deep._filter, related, context, context.now)),
+    search: parseSearch(deep._search, related, context.schema),
     sort: parseSort(deep._sort, related, context.schema),
     ...parsePagination({ limit: deep._limit, offset: deep._offset, page: deep._page }, related.limits),
   }
@@ -96,7 +97,7 @@ function toNode(entry: Entry, depth: number, deep: unknown, context: Context): F
   const related = context.schema.collections.get(relatedName)!
   const nested = deepOf(deep, output)
   const children = paths === null ? null : resolveLevel(related, paths, depth + 1, backMember(member, related), nested, context)
-  if (member.kind === 'field') return { kind: 'm2o', output, field: member, related, children: children! }
+  if (member.kind === 'field') return { kind: 'm2o', output, field: member, related, children: children!, scope: context.schema.scope(related) }
   return { kind: 'o2m', output, relation: member, related, children, selection: parseDeepSelection(nested, related, context) }
 }
 
@@ -117,7 +118,7 @@ function resolveLevel(
   }
   for (const [head, ...rest] of paths) {
     if (head === '*') {
-      for (const member of visibleMembers(collection)) {
+      for (const member of context.schema.members(collection)) {
         // A wildcard expands relations; with backlink=false not the one leading back to the parent.
         const expand = rest.length > 0 && isRelation(member) && !(member === back && !context.backlink)
         add(member.name, member, expand ? rest : null)
@@ -128,7 +129,7 @@ function resolveLevel(
       add(functionOutput(head), parseFunction(head, collection, context.schema), null)
       continue
     }
-    const member = visibleMember(collection, aliases[head] ?? head)
+    const member = context.schema.member(collection, aliases[head] ?? head)
     if (!member) throw new InvalidQueryError(`Field "${head}" does not exist in collection "${collection.name}"`)
     if (rest.length > 0 && !isRelation(member)) {
       throw new InvalidQueryError(`Field "${head}" of collection "${collection.name}" is not a relation, so "${[head, ...rest].join('.')}" cannot go through it`)
@@ -139,15 +140,15 @@ function resolveLevel(
 }
 
 /** `alias[newName]=field`: extra names for members of the queried collection. */
-function parseAliases(raw: unknown, collection: Collection): Record<string, string> {
+function parseAliases(raw: unknown, collection: Collection, schema: SchemaView): Record<string, string> {
   if (raw === undefined) return {}
   if (!isPlainObject(raw)) throw new InvalidQueryError('"alias" must be given as alias[newName]=field')
   const aliases: Record<string, string> = Object.create(null)
   for (const [name, target] of Object.entries(raw)) {
-    if (typeof target !== 'string' || !visibleMember(collection, target)) {
+    if (typeof target !== 'string' || !schema.member(collection, target)) {
       throw new InvalidQueryError(`Alias "${name}" must name a field of collection "${collection.name}"`)
     }
-    if (name.includes('.') || visibleMember(collection, name)) {
+    if (name.includes('.') || schema.member(collection, name)) {
       throw new InvalidQueryError(`Alias "${name}" cannot contain a dot or reuse a field's name`)
     }
     aliases[name] = target
@@ -172,7 +173,7 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
     }
   }
   const context: Context = { ...options, backlink: input.backlink, now, relations: 0 }
-  const aliases = parseAliases(input.alias, collection)
+  const aliases = parseAliases(input.alias, collection, options.schema)
   const deep = parseObjectParam(input.deep, 'deep') ?? {}
   checkDeep(deep, collection, options.schema, '', false, aliases)
   return resolveLevel(collection, paths, 0, undefined, deep, context, aliases)

@@ -1,22 +1,26 @@
 // Parses ?filter (bracket or JSON form) into a FilterNode tree of schema fields and canonical values.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, type Collection, type Field, type O2MRelation, type Schema } from '../schema/collection'
+import type { Collection, Field, O2MRelation } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
+import { both, NO_ROWS, type SchemaView } from '../schema/schema-view'
 import { resolveNow } from '../schema/temporal'
 import type { FieldType } from '../types'
 import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
 import { isFunctionCall, parseFunction } from './parse-function'
 import { parseObjectParam } from './parse-object-param'
 import type { FilterNode, Scalar } from './query'
+import { ABSENT, isVariable, type Variables } from './variables'
 import { isPlainObject } from '../is-plain-object'
 
 export interface FilterLimits {
-  /** Where relational paths find the related collections. */
-  readonly schema: Schema
+  /** The caller's view: the fields a filter may name, and the related rows a relational condition may match. */
+  readonly schema: SchemaView
   /** Deepest nesting of `_and` / `_or` groups and relations. */
   readonly maxDepth: number
   /** Most values in one `_in` / `_nin` list. */
   readonly maxInListLength: number
+  /** Resolves `$CURRENT_USER` and the other caller variables; without it they are unknown to the filter. */
+  readonly variables?: Variables
 }
 
 interface Context extends FilterLimits {
@@ -75,8 +79,25 @@ function toList(field: Field, operator: FilterOperator, raw: unknown): unknown[]
   throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a list of values`)
 }
 
-function comparison(field: Field, operator: FilterOperator, raw: unknown, context: Context): FilterNode {
+/** Replaces caller variables by their values; ABSENT when one names something the caller does not have. */
+function resolveVariables(raw: unknown, context: Context): unknown {
+  const resolve = (value: unknown): unknown => {
+    if (!isVariable(value)) return value
+    if (!context.variables) throw new InvalidQueryError(`Unknown variable "${value}"`)
+    return context.variables(value)
+  }
+  if (Array.isArray(raw)) {
+    const values = raw.map(resolve)
+    return values.includes(ABSENT) ? ABSENT : values
+  }
+  return resolve(raw)
+}
+
+function comparison(field: Field, operator: FilterOperator, given: unknown, context: Context): FilterNode {
   const spec = OPERATORS[operator]
+  const raw = resolveVariables(given, context)
+  // A comparison with an absent variable matches no row, as a comparison with SQL NULL would.
+  if (raw === ABSENT) return NO_ROWS
   if (!spec.on.includes(FIELD_TYPES[field.type].family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
   }
@@ -147,7 +168,8 @@ function parseFieldConditions(field: Field, raw: unknown, context: Context, dept
   }
   if (Object.keys(through).length > 0) {
     const related = relatedContext(context, field.references!)
-    nodes.push({ kind: 'm2o', field, related: related.collection, filter: parseGroup(through, related, depth + 1) })
+    const filter = both(context.schema.scope(related.collection), parseGroup(through, related, depth + 1))!
+    nodes.push({ kind: 'm2o', field, related: related.collection, filter })
   }
   return nodes
 }
@@ -164,20 +186,22 @@ function parseRelationConditions(relation: O2MRelation, raw: unknown, context: C
     related: related.collection,
     foreignKey: related.collection.members.get(relation.foreignKey) as Field,
   }
+  // Related rows the caller cannot read never make a parent match, nor keep one from matching `_none`.
+  const scope = context.schema.scope(related.collection)
   const nodes: FilterNode[] = []
   const implicit: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(raw)) {
     if (key === '_some' || key === '_none') {
       if (!isPlainObject(value)) throw new InvalidQueryError(`"${key}" on "${relation.name}" must be an object of conditions`)
       const filter = Object.keys(value).length === 0 ? null : parseGroup(value, related, depth + 1)
-      nodes.push({ ...common, quantifier: key === '_some' ? 'some' : 'none', filter })
+      nodes.push({ ...common, quantifier: key === '_some' ? 'some' : 'none', filter: both(scope, filter) })
     } else if (isFilterOperator(key)) {
       throw new InvalidQueryError(`The "${key}" operator does not apply to the one-to-many field "${relation.name}"`)
     } else {
       implicit[key] = value
     }
   }
-  if (Object.keys(implicit).length > 0) nodes.push({ ...common, quantifier: 'some', filter: parseGroup(implicit, related, depth + 1) })
+  if (Object.keys(implicit).length > 0) nodes.push({ ...common, quantifier: 'some', filter: both(scope, parseGroup(implicit, related, depth + 1)) })
   return nodes
 }
 
@@ -205,7 +229,7 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
     } else if (isFunctionCall(key)) {
       children.push(...parseFunctionConditions(key, value, context))
     } else {
-      const member = visibleMember(context.collection, key)
+      const member = context.schema.member(context.collection, key)
       if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
       children.push(
         ...(member.kind === 'o2m' ? parseRelationConditions(member, value, context, depth) : parseFieldConditions(member, value, context, depth)),

@@ -1,6 +1,7 @@
 // Parses field functions such as `year(published_at)` and `count(comments)` into FunctionOperands.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, type Collection, type Field, type Schema } from '../schema/collection'
+import type { Collection, Field } from '../schema/collection'
+import type { SchemaView } from '../schema/schema-view'
 import type { FieldType } from '../types'
 import type { DatePart, FunctionOperand } from './query'
 
@@ -30,20 +31,26 @@ export const functionOutput = (text: string): string => {
   return `${argument.trim()}_${name}`
 }
 
-/** Resolves `name(field)` against `collection`; only visible fields of the right type qualify. */
-export function parseFunction(text: string, collection: Collection, schema: Schema): FunctionOperand {
+/** Resolves `name(field)` against `collection`; only fields of the right type that the view shows qualify. */
+export function parseFunction(text: string, collection: Collection, schema: SchemaView): FunctionOperand {
   const [, name, rawArgument] = CALL.exec(text) ?? []
   if (name === undefined) throw new InvalidQueryError(`"${text}" is not a function call`)
   if (name !== 'count' && !Object.hasOwn(DATE_PARTS, name)) {
     throw new InvalidQueryError(`Unknown function in "${text}"; use count() or one of ${Object.keys(DATE_PARTS).join(', ')}`)
   }
   const argument = rawArgument.trim()
-  const member = visibleMember(collection, argument)
+  const member = schema.member(collection, argument)
   if (!member) throw new InvalidQueryError(`"${text}": field "${argument}" does not exist in collection "${collection.name}"`)
   if (name === 'count') {
     if (member.kind !== 'o2m') throw new InvalidQueryError(`"${text}": count() takes a one-to-many field`)
     const related = schema.collections.get(member.related)!
-    return { kind: 'count', related, foreignKey: related.members.get(member.foreignKey) as Field, parentKey: collection.primaryKey }
+    return {
+      kind: 'count',
+      related,
+      foreignKey: related.members.get(member.foreignKey) as Field,
+      parentKey: collection.primaryKey,
+      scope: schema.scope(related),
+    }
   }
   const part = name as DatePart
   if (member.kind !== 'field' || !DATE_PARTS[part].includes(member.type)) {

@@ -1,6 +1,7 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { both } from '../schema/schema-view'
 import { parseAggregateQuery } from './parse-aggregate'
 import { parseFields, type FieldsOptions } from './parse-fields'
 import { parseFilter } from './parse-filter'
@@ -46,11 +47,13 @@ export type ParserOptions = FieldsOptions
 export function parseQuery(raw: RawQuery, collection: Collection, options: ParserOptions, now = new Date()): Query {
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
+  const scope = options.schema.scope(collection)
   return {
     fields: parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now),
     aggregate,
-    filter: parseFilter(raw.filter, collection, options, now),
-    search: parseSearch(raw.search),
+    scope,
+    filter: both(scope, parseFilter(raw.filter, collection, options, now)),
+    search: parseSearch(raw.search, collection, options.schema),
     // With aggregate or groupBy, sort names groups and aggregates; the aggregate query holds it.
     sort: aggregate ? [] : parseSort(raw.sort, collection, options.schema),
     ...parsePagination(raw, collection.limits),
@@ -60,15 +63,18 @@ export function parseQuery(raw: RawQuery, collection: Collection, options: Parse
   }
 }
 
-/** The `query` of a by-query PATCH or DELETE: which rows to change. Every matching row unless it sets a limit. */
+/**
+ * The `query` of a by-query PATCH or DELETE: which rows to change, among those the caller may read. Every
+ * matching row unless it sets a limit.
+ */
 export function parseSelection(raw: unknown, collection: Collection, options: ParserOptions, now = new Date()): Selection {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InvalidPayloadError('"query" must be an object with filter, search, sort, limit or offset')
   }
   const query = raw as RawQuery
   return {
-    filter: parseFilter(query.filter, collection, options, now),
-    search: parseSearch(query.search),
+    filter: both(options.schema.scope(collection), parseFilter(query.filter, collection, options, now)),
+    search: parseSearch(query.search, collection, options.schema),
     sort: parseSort(query.sort, collection, options.schema),
     ...parsePagination(query, collection.limits, 'write'),
   }

@@ -1,12 +1,13 @@
 // Parses ?sort (`-rating,author.name` or `sort[]=...`) and appends the primary key as the final tiebreaker.
 import { InvalidQueryError } from '../errors'
-import { visibleMember, type Collection, type Schema } from '../schema/collection'
+import type { Collection } from '../schema/collection'
+import type { SchemaView } from '../schema/schema-view'
 import { parseList } from './parse-list'
 import { isFunctionCall, parseFunction } from './parse-function'
 import type { FunctionOperand, SortNode } from './query'
 
 /** Resolves `author.name`: every segment but the last must be a many-to-one, the last a sortable field. */
-function resolvePath(entry: string, collection: Collection, schema: Schema): Pick<SortNode, 'field' | 'path' | 'operand'> {
+function resolvePath(entry: string, collection: Collection, schema: SchemaView): Pick<SortNode, 'field' | 'path' | 'operand'> {
   const segments = entry.split('.')
   const path: SortNode['path'][number][] = []
   let current = collection
@@ -16,7 +17,7 @@ function resolvePath(entry: string, collection: Collection, schema: Schema): Pic
       const operand = parseFunction(name, current, schema)
       return { field: operand.kind === 'datePart' ? operand.field : operand.parentKey, path, operand }
     }
-    const member = visibleMember(current, name)
+    const member = schema.member(current, name)
     if (!member) throw new InvalidQueryError(`Cannot sort by "${entry}": no field "${name}" in collection "${current.name}"`)
     if (index === segments.length - 1) {
       if (member.kind !== 'field' || member.type === 'json') {
@@ -28,7 +29,7 @@ function resolvePath(entry: string, collection: Collection, schema: Schema): Pic
       throw new InvalidQueryError(`Cannot sort by "${entry}": "${name}" is not a many-to-one relation`)
     }
     current = schema.collections.get(member.references)!
-    path.push({ field: member, related: current })
+    path.push({ field: member, related: current, scope: schema.scope(current) })
   }
   throw new InvalidQueryError(`Cannot sort by "${entry}"`)
 }
@@ -47,7 +48,7 @@ const sameTarget = (a: Target, b: Target): boolean =>
   a.path.length === b.path.length &&
   a.path.every((hop, index) => hop.field === b.path[index].field)
 
-export function parseSort(raw: unknown, collection: Collection, schema: Schema): SortNode[] {
+export function parseSort(raw: unknown, collection: Collection, schema: SchemaView): SortNode[] {
   const sort: SortNode[] = []
   for (const entry of parseList(raw, 'sort')) {
     const descending = entry.startsWith('-')

@@ -7,13 +7,26 @@ export type Scalar = string | number | boolean | null
 
 export type DatePart = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 
+export interface DatePartOperand {
+  readonly kind: 'datePart'
+  readonly part: DatePart
+  readonly field: Field
+}
+
 /**
  * A computed integer: a part of a date or time (`year(published_at)`; week is the ISO week, weekday 0 =
  * Sunday, both in UTC for timestamps) or the number of related items (`count(comments)`).
  */
 export type FunctionOperand =
-  | { readonly kind: 'datePart'; readonly part: DatePart; readonly field: Field }
-  | { readonly kind: 'count'; readonly related: Collection; readonly foreignKey: Field; readonly parentKey: Field }
+  | DatePartOperand
+  | {
+      readonly kind: 'count'
+      readonly related: Collection
+      readonly foreignKey: Field
+      readonly parentKey: Field
+      /** The related rows the caller may see (see SchemaView.scope); null: all. Only these are counted. */
+      readonly scope: FilterNode | null
+    }
 
 /** One entry of the response object, in request order. */
 export type FieldNode =
@@ -21,11 +34,19 @@ export type FieldNode =
   | { readonly kind: 'field'; readonly output: string; readonly field: Field }
   /** A computed value: `fields=year(published_at)` answers `published_at_year`. */
   | { readonly kind: 'function'; readonly output: string; readonly operand: FunctionOperand }
-  /** A many-to-one expanded into the related item (null when there is none). */
-  | { readonly kind: 'm2o'; readonly output: string; readonly field: Field; readonly related: Collection; readonly children: readonly FieldNode[] }
+  /** A many-to-one expanded into the related item (null when there is none, or `scope` leaves it out). */
+  | {
+      readonly kind: 'm2o'
+      readonly output: string
+      readonly field: Field
+      readonly related: Collection
+      readonly children: readonly FieldNode[]
+      readonly scope: FilterNode | null
+    }
   /**
    * A one-to-many alias: the related items shaped by `children`, or their primary keys when `children` is null.
-   * `selection` (from `deep`) filters, orders and limits the list of each parent separately.
+   * `selection` (from `deep`, its filter holding the related scope) filters, orders and limits the list of each
+   * parent separately.
    */
   | {
       readonly kind: 'o2m'
@@ -71,8 +92,11 @@ export type FilterNode =
 export interface SortNode {
   readonly field: Field
   readonly direction: 'asc' | 'desc'
-  /** The many-to-one hops crossed to reach `field` (`sort=author.name`: author → authors); empty for a local field. */
-  readonly path: readonly { readonly field: Field; readonly related: Collection }[]
+  /**
+   * The many-to-one hops crossed to reach `field` (`sort=author.name`: author → authors); empty for a local
+   * field. A related item outside the hop's `scope` sorts as if there were none.
+   */
+  readonly path: readonly { readonly field: Field; readonly related: Collection; readonly scope: FilterNode | null }[]
   /** Set when sorting by a function (`sort=-count(comments)`); `field` is then the function's own field. */
   readonly operand?: FunctionOperand
 }
@@ -95,7 +119,7 @@ export interface AggregateNode {
 export interface GroupNode {
   readonly output: string
   readonly field: Field
-  readonly operand?: FunctionOperand
+  readonly operand?: DatePartOperand
 }
 
 export interface AggregateSortNode {
@@ -111,11 +135,17 @@ export interface AggregateQuery {
   readonly sort: readonly AggregateSortNode[]
 }
 
+/** `?search`: a non-empty term and the fields the caller may search in. */
+export interface Search {
+  readonly term: string
+  readonly fields: readonly Field[]
+}
+
 /** Which rows, in which order: the part of a Query that a by-query write or a count also uses. */
 export interface Selection {
+  /** The request's filter AND the rows the caller may see; null: every row. */
   readonly filter: FilterNode | null
-  /** A non-empty search term, or null. */
-  readonly search: string | null
+  readonly search: Search | null
   /** Always ends with the primary key, so pages are stable. */
   readonly sort: readonly SortNode[]
   /** null: every row. */
@@ -124,6 +154,8 @@ export interface Selection {
 }
 
 export interface Query extends Selection {
+  /** The rows the caller may see at all (part of `filter` already); `meta.total_count` counts these. */
+  readonly scope: FilterNode | null
   readonly fields: readonly FieldNode[]
   /** Set when the request groups or summarizes (`aggregate`, `groupBy`); `fields` is then ignored. */
   readonly aggregate: AggregateQuery | null

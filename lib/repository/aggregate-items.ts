@@ -4,7 +4,7 @@ import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../que
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES, formatDecimal, plainNumberText } from '../schema/field-types'
 import type { Item } from '../types'
-import { compileOperand } from './compile-operand'
+import { compileDatePart } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialect'
 import { fromStorage } from './storage'
 
@@ -31,7 +31,7 @@ const groupAlias = (index: number): string => `__items_group_${index}`
 const aggregateAlias = (index: number): string => `__items_aggregate_${index}`
 
 function groupExpression(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
-  if (group.operand) return compileOperand(group.operand, table, dialect)
+  if (group.operand) return compileDatePart(group.operand, table, dialect)
   const text = FIELD_TYPES[group.field.type].family === 'string'
   return { sql: text ? dialect.exactTextValue('??') : '??', bindings: [`${table}.${group.field.column}`] }
 }

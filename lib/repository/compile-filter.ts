@@ -1,11 +1,10 @@
-// Compiles FilterNode trees and search terms into knex WHERE clauses; every value is a bound parameter.
+// Compiles FilterNode trees, function operands and search terms into knex SQL; every value is a bound parameter.
 import type { Knex } from 'knex'
 import { OPERATORS, type FilterOperator } from '../query/operators'
-import type { FilterNode, Scalar } from '../query/query'
-import type { Collection, Field } from '../schema/collection'
+import type { DatePartOperand, FilterNode, FunctionOperand, Scalar, Search } from '../query/query'
+import type { Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
-import { compileOperand } from './compile-operand'
-import type { Dialect } from './dialect'
+import type { Dialect, SqlFragment } from './dialect'
 import { toStorage } from './storage'
 
 type Where = Knex.QueryBuilder
@@ -97,9 +96,32 @@ function compileExactText(
   }
 }
 
+export function compileDatePart(operand: DatePartOperand, table: string, dialect: Dialect): SqlFragment {
+  return dialect.datePart(operand.part, operand.field.type, { sql: '??', bindings: [`${table}.${operand.field.column}`] })
+}
+
+/** Starts a subquery on the same connection as `qb`. */
+const subqueryOf = (qb: Where) => (): Knex.QueryBuilder => qb.client.queryBuilder()
+
+/**
+ * A function's value in the query on `table` (a date part, or a count of related items). A count is a
+ * correlated subquery, so it names the parent's key through `table`, or its own columns would shadow it; it
+ * counts only the related rows in the operand's scope. `subquery` starts a query builder for it.
+ */
+export function compileOperand(operand: FunctionOperand, table: string, dialect: Dialect, subquery: () => Knex.QueryBuilder): SqlFragment {
+  if (operand.kind === 'datePart') return compileDatePart(operand, table, dialect)
+  const alias = '__items_count'
+  const counted = subquery()
+    .from({ [alias]: operand.related.table })
+    .count({ count: '*' })
+    .whereRaw('?? = ??', [`${alias}.${operand.foreignKey.column}`, `${table}.${operand.parentKey.column}`])
+  if (operand.scope) compileFilter(counted, operand.scope, dialect, alias)
+  return { sql: '?', bindings: [counted] }
+}
+
 /** A function's value compared as an integer. */
 function compileFunction(qb: Where, node: Extract<FilterNode, { kind: 'function' }>, table: string, dialect: Dialect): void {
-  const { sql, bindings } = compileOperand(node.operand, table, dialect)
+  const { sql, bindings } = compileOperand(node.operand, table, dialect, subqueryOf(qb))
   const values = Array.isArray(node.value) ? (node.value as number[]) : [node.value as number]
   const list = values.map(() => '?').join(', ')
   const raw = (template: string, extra: readonly unknown[] = values): void => {
@@ -180,7 +202,6 @@ const SEARCH_PATTERN = OPERATORS._icontains.pattern!
 
 /** The fields `search` looks in, and how: text by case-insensitive substring, numbers and uuids by equality. */
 function searchCondition(field: Field, term: string): ((qb: Where, dialect: Dialect) => void) | null {
-  if (field.hidden) return null
   const spec = FIELD_TYPES[field.type]
   switch (spec.family) {
     case 'string':
@@ -199,8 +220,8 @@ function searchCondition(field: Field, term: string): ((qb: Where, dialect: Dial
 }
 
 /** Adds the search term as one AND-ed group of OR-ed conditions; no searchable field means no match. */
-export function compileSearch(qb: Where, collection: Collection, term: string, dialect: Dialect): void {
-  const conditions = collection.fields.map((field) => searchCondition(field, term)).filter((c) => c !== null)
+export function compileSearch(qb: Where, search: Search, dialect: Dialect): void {
+  const conditions = search.fields.map((field) => searchCondition(field, search.term)).filter((c) => c !== null)
   if (conditions.length === 0) {
     qb.whereRaw(MATCH_NOTHING)
     return

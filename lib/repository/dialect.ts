@@ -10,9 +10,10 @@ import { registerSqliteFunctions } from './sqlite-functions'
 export type DialectName = 'sqlite' | 'postgres' | 'mysql'
 
 /** A piece of SQL with `?` / `??` placeholders and what fills them. */
+/** SQL with `?` / `??` placeholders; a binding may be a subquery builder, which knex inlines in parentheses. */
 export interface SqlFragment {
   readonly sql: string
-  readonly bindings: readonly string[]
+  readonly bindings: readonly Knex.RawBinding[]
 }
 
 export interface Dialect {

@@ -6,8 +6,7 @@ import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
-import { compileFilter, compileSearch } from './compile-filter'
-import { compileOperand } from './compile-operand'
+import { compileFilter, compileOperand, compileSearch } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialect'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
@@ -25,18 +24,21 @@ const functionColumn = (output: string): string => `__items_fn_${output}`
 /**
  * What a sort node orders by: the column, or for `author.name` a correlated subquery per many-to-one hop
  * (`(select s1.name from authors s1 where s1.id = articles.author)`). Subqueries, unlike joins, never repeat
- * rows; a missing related item reads as NULL and sorts with the NULLs.
+ * rows; a missing related item, or one outside the hop's scope, reads as NULL and sorts with the NULLs.
  */
-function sortExpression(collection: Collection, node: SortNode, dialect: Dialect): SqlFragment {
-  if (node.operand) return compileOperand(node.operand, collection.table, dialect)
+function sortExpression(knex: Knex, collection: Collection, node: SortNode, dialect: Dialect): SqlFragment {
+  if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder())
   let value: SqlFragment = { sql: '??', bindings: [`${collection.table}.${node.path[0]?.field.column ?? node.field.column}`] }
-  node.path.forEach(({ related }, index) => {
+  node.path.forEach(({ related, scope }, index) => {
     const alias = `__items_sort_${index + 1}`
     const next = node.path[index + 1]?.field.column ?? node.field.column
-    value = {
-      sql: `(select ?? from ?? as ?? where ?? = ${value.sql})`,
-      bindings: [`${alias}.${next}`, related.table, alias, `${alias}.${related.primaryKey.column}`, ...value.bindings],
-    }
+    const hop = knex
+      .queryBuilder()
+      .from({ [alias]: related.table })
+      .select(`${alias}.${next}`)
+      .whereRaw(`?? = ${value.sql}`, [`${alias}.${related.primaryKey.column}`, ...value.bindings])
+    if (scope) compileFilter(hop, scope, dialect, alias)
+    value = { sql: '?', bindings: [hop] }
   })
   return value
 }
@@ -69,7 +71,7 @@ export class ItemLoader {
   /** Adds the selection's filter and search to `qb`. */
   where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>): void {
     if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table)
-    if (selection.search !== null) compileSearch(qb, collection, selection.search, this.dialect)
+    if (selection.search !== null) compileSearch(qb, selection.search, this.dialect)
   }
 
   /** The primary key, the columns `fields` reads, and `extra` (a foreign key to group by). */
@@ -79,7 +81,7 @@ export class ItemLoader {
     if (extra) columns.add(extra)
     const computed = fields.flatMap((node) => {
       if (node.kind !== 'function') return []
-      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect)
+      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect, () => this.knex.queryBuilder())
       return [this.knex.raw(`${sql} as ??`, [...bindings, functionColumn(node.output)])]
     })
     return [...[...columns].map((field) => selectColumn(this.knex, field, this.dialect)), ...computed]
@@ -87,7 +89,7 @@ export class ItemLoader {
 
   private orderTerms(collection: Collection, selection: Selection): SqlFragment {
     const terms = selection.sort.map((node) =>
-      this.dialect.orderBy(sortExpression(collection, node, this.dialect), node.direction, !node.operand && FIELD_TYPES[node.field.type].family === 'string'),
+      this.dialect.orderBy(sortExpression(this.knex, collection, node, this.dialect), node.direction, !node.operand && FIELD_TYPES[node.field.type].family === 'string'),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
@@ -111,7 +113,7 @@ export class ItemLoader {
     for (const node of fields) {
       if (node.kind === 'm2o') {
         const references = rows.map((row) => fromStorage(node.field, row[node.field.name])).filter((key) => key !== null)
-        relations.set(node, await this.byKeys(db, node.related, [...new Set(references)] as PrimaryKey[], node.children))
+        relations.set(node, await this.byKeys(db, node.related, [...new Set(references)] as PrimaryKey[], node.children, node.scope))
       } else if (node.kind === 'o2m') {
         relations.set(node, await this.children(db, node, keys))
       }
@@ -141,12 +143,14 @@ export class ItemLoader {
     })
   }
 
-  /** The items of `collection` with these keys, by key id: one statement per chunk of keys. */
-  async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Map<string, Item>> {
+  /** The items of `collection` with these keys and within `scope`, by key id: one statement per chunk of keys. */
+  async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[], scope: FilterNode | null = null): Promise<Map<string, Item>> {
     const pk = collection.primaryKey
     const rows: Row[] = []
     for (const part of chunk(keys, this.dialect.maxParameters)) {
-      rows.push(...(await db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))))
+      const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))
+      if (scope) compileFilter(qb, scope, this.dialect, collection.table)
+      rows.push(...(await qb))
     }
     const items = await this.shape(db, collection, fields, rows)
     return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name])), items[index]]))

@@ -1,16 +1,16 @@
 // The dialect-agnostic ItemsRepository: Query in, SQL through knex, canonical items out. The only stage that
-// touches the database; every write runs in one transaction.
+// touches the database. Writes take the transaction they run in (see `transaction`).
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
-import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
-import type { FieldNode, FilterNode, Query, Selection } from '../query/query'
+import { ForbiddenError, InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
+import type { FieldNode, FilterNode, Query, Search, Selection } from '../query/query'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialect'
 import { mapDbError } from './map-db-error'
 import { chunk, ItemLoader, keyId, type Db } from './item-loader'
-import { fromStorage, selectColumn, toStorage } from './storage'
+import { fromStorage, toStorage } from './storage'
 
 export interface Page {
   readonly items: Item[]
@@ -22,6 +22,10 @@ export interface UpdateSet {
   readonly keys: readonly PrimaryKey[]
   readonly payload: Payload
 }
+
+/** The rows of a collection a caller may see (SchemaView.scope); null: every row. */
+export type ScopeOf = (collection: Collection) => FilterNode | null
+const everyRow: ScopeOf = () => null
 
 export class ItemsRepository {
   private readonly loader: ItemLoader
@@ -42,56 +46,52 @@ export class ItemsRepository {
       : await this.loader.load(this.knex, collection, query.fields, query)
     if (!query.meta.totalCount && !query.meta.filterCount) return { items }
     const meta: { total_count?: number; filter_count?: number } = {}
-    if (query.meta.totalCount) meta.total_count = await this.count(collection, null, null)
+    if (query.meta.totalCount) meta.total_count = await this.count(collection, query.scope, null)
     if (query.meta.filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
     return { items, meta }
   }
 
-  /** The item with `key`, if it exists and matches the query's filter and search. */
+  /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
     const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
     return item ?? null
   }
 
-  /** The items with these keys, in the order of `keys`; keys without an item are skipped. */
-  async readByKeys(collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[]): Promise<Item[]> {
-    const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields)
+  /** The items with these keys within `scope`, in the order of `keys`; keys without such an item are skipped. */
+  async readByKeys(collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[], scope: FilterNode | null = null): Promise<Item[]> {
+    const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields, scope)
     return keys.map((key) => byKey.get(keyId(key))).filter((item): item is Item => item !== undefined)
   }
 
-  /** Creates the items in order, in one transaction; answers their primary keys. */
-  async create(collection: Collection, payloads: readonly Payload[]): Promise<PrimaryKey[]> {
-    return this.transaction(collection, async (trx) => {
-      await this.checkReferences(trx, collection, payloads)
-      const keys: PrimaryKey[] = []
-      for (const payload of payloads) keys.push(await this.insert(trx, collection, payload))
-      const pk = collection.primaryKey
-      if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
-        await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
-      }
-      return keys
-    })
+  /** Runs `work` in one transaction: all of it lands or none. Database errors become the API's errors. */
+  async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.knex.transaction(work)
+    } catch (error) {
+      throw mapDbError(error, collection)
+    }
   }
 
-  /** Applies each set's payload to its keys, in one transaction. Any missing key: 404 and nothing written. */
-  async update(collection: Collection, sets: readonly UpdateSet[]): Promise<PrimaryKey[]> {
-    return this.transaction(collection, async (trx) => {
-      await this.assertExist(trx, collection, sets.flatMap((set) => set.keys))
-      await this.checkReferences(trx, collection, sets.map((set) => set.payload))
-      for (const set of sets) await this.updateKeys(trx, collection, set)
-      return sets.flatMap((set) => set.keys)
-    })
+  /**
+   * Creates the items in order; answers their primary keys. `visible` gives the rows of each collection the
+   * writer may reference (see `checkReferences`).
+   */
+  async create(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf = everyRow): Promise<PrimaryKey[]> {
+    await this.checkReferences(trx, collection, payloads, visible)
+    const keys: PrimaryKey[] = []
+    for (const payload of payloads) keys.push(await this.insert(trx, collection, payload))
+    const pk = collection.primaryKey
+    if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
+      await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
+    }
+    return keys
   }
 
-  /** Applies `payload` to every item the selection matches (at most `maxBatchSize`, else 400). */
-  async updateWhere(collection: Collection, selection: Selection, payload: Payload): Promise<PrimaryKey[]> {
-    return this.transaction(collection, async (trx) => {
-      const keys = await this.findKeys(trx, collection, selection)
-      await this.checkReferences(trx, collection, [payload])
-      await this.updateKeys(trx, collection, { keys, payload })
-      return keys
-    })
+  /** Applies each set's payload to its keys (checked beforehand with `checkKeys`). */
+  async update(trx: Db, collection: Collection, sets: readonly UpdateSet[], visible: ScopeOf = everyRow): Promise<void> {
+    await this.checkReferences(trx, collection, sets.map((set) => set.payload), visible)
+    for (const set of sets) await this.updateKeys(trx, collection, set)
   }
 
   /**
@@ -110,29 +110,53 @@ export class ItemsRepository {
     }
   }
 
-  /** Deletes the items, in one transaction. Any missing key: 404 and nothing deleted. */
-  async delete(collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
-    await this.transaction(collection, async (trx) => {
-      await this.assertExist(trx, collection, keys)
-      await this.deleteKeys(trx, collection, keys)
-    })
-  }
-
-  /** Deletes every item the selection matches (at most `maxBatchSize`, else 400). */
-  async deleteWhere(collection: Collection, selection: Selection): Promise<void> {
-    await this.transaction(collection, async (trx) => {
-      await this.deleteKeys(trx, collection, await this.findKeys(trx, collection, selection))
-    })
-  }
-
-  /** The key of the first item by primary key (the singleton's row), or null when there is none. */
-  async firstKey(collection: Collection): Promise<PrimaryKey | null> {
+  /** Deletes the items with these keys. */
+  async delete(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
-    const row = await this.knex(collection.table).first(selectColumn(this.knex, pk, this.dialect)).orderBy(pk.column)
-    return row ? (fromStorage(pk, row[pk.name]) as PrimaryKey) : null
+    for (const part of chunk(keys, this.dialect.maxParameters)) {
+      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).delete()
+    }
   }
 
-  private async count(collection: Collection, filter: FilterNode | null, search: string | null): Promise<number> {
+  /**
+   * Checks keys a write names: a key without an item within `visible` is a 404, as if missing, and one within
+   * it but outside `allowed` a 403 (null: no limit). One statement, two when `allowed` is set.
+   */
+  async checkKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], visible: FilterNode | null = null, allowed: FilterNode | null = null): Promise<void> {
+    const unique = [...new Set(keys)]
+    const found = await this.existingKeys(db, collection, unique, visible)
+    const missing = unique.filter((key) => !found.has(keyId(key)))
+    if (missing.length > 0) {
+      throw new NotFoundError(
+        missing.length === 1 ? `Item "${missing[0]}" not found in "${collection.name}".` : `${missing.length} items not found in "${collection.name}".`,
+        { collection: collection.name, keys: missing },
+      )
+    }
+    if (allowed === null) return
+    const permitted = await this.existingKeys(db, collection, unique, allowed)
+    if (unique.some((key) => !permitted.has(keyId(key)))) throw new ForbiddenError()
+  }
+
+  /** The keys of the items the selection matches (at most `maxBatchSize`, else 400). */
+  async findKeys(db: Db, collection: Collection, selection: Selection): Promise<PrimaryKey[]> {
+    const { maxBatchSize } = collection.limits
+    // One row more than the batch limit tells an over-large match apart without counting.
+    const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
+    const pk = collection.primaryKey
+    const items = await this.loader.load(db, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
+    if (items.length > maxBatchSize) {
+      throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
+    }
+    return items.map((item) => item.key as PrimaryKey)
+  }
+
+  /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
+  async firstKey(collection: Collection, scope: FilterNode | null = null): Promise<PrimaryKey | null> {
+    const [key] = await this.findKeys(this.knex, collection, { filter: scope, search: null, sort: [{ field: collection.primaryKey, direction: 'asc', path: [] }], limit: 1, offset: 0 })
+    return key ?? null
+  }
+
+  private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
     const qb = this.knex(collection.table).count({ count: '*' })
     this.loader.where(qb, collection, { filter, search })
     const [row] = await qb
@@ -144,32 +168,9 @@ export class ItemsRepository {
     return filter ? { kind: 'and', children: [byKey, filter] } : byKey
   }
 
-  private async findKeys(trx: Db, collection: Collection, selection: Selection): Promise<PrimaryKey[]> {
-    const { maxBatchSize } = collection.limits
-    // One row more than the batch limit tells an over-large match apart without counting.
-    const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
-    const pk = collection.primaryKey
-    const items = await this.loader.load(trx, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
-    if (items.length > maxBatchSize) {
-      throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
-    }
-    return items.map((item) => item.key as PrimaryKey)
-  }
-
-  /** Which of `keys` name an existing item of `collection`, as key ids. One query per chunk. */
-  private async existingKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<Set<string>> {
-    return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [])).keys())
-  }
-
-  private async assertExist(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
-    const found = await this.existingKeys(trx, collection, keys)
-    const missing = [...new Set(keys.filter((key) => !found.has(keyId(key))))]
-    if (missing.length > 0) {
-      throw new NotFoundError(
-        missing.length === 1 ? `Item "${missing[0]}" not found in "${collection.name}".` : `${missing.length} items not found in "${collection.name}".`,
-        { collection: collection.name, keys: missing },
-      )
-    }
+  /** Which of `keys` name an item of `collection` within `scope`, as key ids. One query per chunk. */
+  private async existingKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], scope: FilterNode | null = null): Promise<Set<string>> {
+    return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [], scope)).keys())
   }
 
   private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {
@@ -202,20 +203,14 @@ export class ItemsRepository {
     }
   }
 
-  private async deleteKeys(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
-    const pk = collection.primaryKey
-    for (const part of chunk(keys, this.dialect.maxParameters)) {
-      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).delete()
-    }
-  }
-
   /**
    * Every many-to-one value written must name an existing item: one query per reference field, before any
    * write. The database's own constraint would catch most, but not SQLite without `PRAGMA foreign_keys` nor
    * tables without constraints, and each driver words it differently; the API answers the same everywhere.
-   * A self-reference may name an item that the same batch creates with an explicit key.
+   * A self-reference may name an item that the same batch creates with an explicit key. An item outside
+   * `visible` counts as missing, so a write cannot probe for rows the writer may not read.
    */
-  private async checkReferences(trx: Db, collection: Collection, payloads: readonly Payload[]): Promise<void> {
+  private async checkReferences(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf): Promise<void> {
     const batchKeys = new Set(payloads.map((payload) => payload.get(collection.primaryKey)).filter((key) => key != null).map(keyId))
     for (const field of collection.fields) {
       if (field.references === undefined) continue
@@ -223,7 +218,8 @@ export class ItemsRepository {
       const selfReferenced = (value: PrimaryKey): boolean => field.references === collection.name && batchKeys.has(keyId(value))
       const toCheck = values.filter((value) => !selfReferenced(value))
       if (toCheck.length === 0) continue
-      const found = await this.existingKeys(trx, this.collection(field.references), toCheck)
+      const related = this.collection(field.references)
+      const found = await this.existingKeys(trx, related, toCheck, visible(related))
       const missing = toCheck.find((value) => !found.has(keyId(value)))
       if (missing !== undefined) {
         throw new ItemsError(
@@ -245,13 +241,5 @@ export class ItemsRepository {
     const collection = this.schema.collections.get(name)
     if (!collection) throw new Error(`Collection "${name}" is not in the schema`)
     return collection
-  }
-
-  private async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    try {
-      return await this.knex.transaction(work)
-    } catch (error) {
-      throw mapDbError(error, collection)
-    }
   }
 }

@@ -2,7 +2,7 @@
 // own lower() and LIKE fold ASCII only and the API promises that `_icontains` and `search` treat "Ü" and "ü"
 // alike on every database; and items_exact_sum(), because SQLite sums decimals as doubles.
 import type { Knex } from 'knex'
-import { plainNumberText } from '../schema/field-types'
+import { foldCase, plainNumberText } from '../schema/field-types'
 
 interface SqliteConnection {
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown
@@ -42,12 +42,7 @@ interface PoolLike {
   used?: ReadonlyArray<{ resource: unknown }>
 }
 
-/**
- * Lower-cases like PostgreSQL and MySQL do: JavaScript turns "İ" into "i" plus a combining dot, which would
- * then no longer match a plain "i"; the dot is dropped.
- */
-const fold = (value: unknown): unknown =>
-  value === null || value === undefined ? value : String(value).toLowerCase().replace(/i\u0307/g, 'i')
+const fold = (value: unknown): unknown => (value === null || value === undefined ? value : foldCase(String(value)))
 
 function register(connection: unknown): void {
   const candidate = connection as Partial<SqliteConnection> | null

@@ -9,20 +9,15 @@ type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 
 const COLLECTION_KEYS: KnownKeys<CollectionDefinition> = {
   table: true, singleton: true, fields: true, schema: true, versioning: true, defaultLimit: true, maxLimit: true, maxBatchSize: true,
+  access: true, hooks: true,
 }
 const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   type: true, primaryKey: true, autoIncrement: true, nullable: true, default: true, maxLength: true, scale: true,
   readonly: true, hidden: true, references: true,
 }
 const O2M_KEYS = { type: true, collection: true, foreignKey: true } as const
-/** Options of the design that later releases add; refusing them beats silently ignoring an access rule. */
-const NOT_YET_SUPPORTED = new Set(['access', 'hooks'])
-
 function checkKeys(given: object, known: object, where: string): void {
   for (const key of Object.keys(given)) {
-    if (NOT_YET_SUPPORTED.has(key)) {
-      throw new ConfigError('CONFIG_UNSUPPORTED_OPTION', `${where}.${key} is not supported by this version`)
-    }
     if (!Object.hasOwn(known, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `${where}.${key} is not a known option`)
   }
 }

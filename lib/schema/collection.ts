@@ -59,14 +59,3 @@ export interface Collection {
 export interface Schema {
   readonly collections: ReadonlyMap<string, Collection>
 }
-
-/** Members a caller can see: hidden fields are treated as absent everywhere. */
-export function visibleMember(collection: Collection, name: string): Member | undefined {
-  const member = collection.members.get(name)
-  return member && !(member.kind === 'field' && member.hidden) ? member : undefined
-}
-
-/** The members `*` expands to, in definition order. */
-export function visibleMembers(collection: Collection): Member[] {
-  return [...collection.members.values()].filter((member) => !(member.kind === 'field' && member.hidden))
-}

@@ -215,3 +215,9 @@ export function decimalPlaces(value: unknown): number {
 
 /** Range check for bigInteger payloads, which may arrive as numbers or digit strings. */
 export const validInt64 = (value: unknown): boolean => bigIntegerFromJson(value) !== undefined
+
+/**
+ * Lower-cases text for case-insensitive matching the way PostgreSQL and MySQL do: JavaScript turns "İ" into
+ * "i" plus a combining dot, which would then no longer match a plain "i"; the dot is dropped.
+ */
+export const foldCase = (text: string): string => text.toLowerCase().replace(/i\u0307/g, 'i')

@@ -52,8 +52,6 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
   switch (error.keyword) {
     case 'required':
       return `Field "${field}" is required`
-    case 'additionalProperties':
-      return `Field "${field}" does not exist or cannot be written`
     case 'type':
       return `Field "${field}" must be ${String(error.params.type)}`
     case 'not':
@@ -76,6 +74,16 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
     default:
       return `Field "${field}" ${error.message ?? 'is invalid'}`
   }
+}
+
+/** The error for a payload field that does not exist, or that the caller may not write: the same for both. */
+export function unwritableField(collection: Collection, field: string, item?: number): FailedValidationError {
+  return new FailedValidationError(`Field "${field}" does not exist or cannot be written.`, {
+    field,
+    type: 'additionalProperties',
+    collection: collection.name,
+    ...(item === undefined ? {} : { item }),
+  })
 }
 
 function fieldOf(error: ErrorObject): string {
@@ -132,7 +140,8 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
       const validate = compiled[action]
       if (!validate(input)) {
         const errors = [...pickPerField(validate.errors ?? []).entries()].map(([field, error]) => {
-          const readonly = error.keyword === 'additionalProperties' && readonlyNames.has(field)
+          if (error.keyword === 'additionalProperties' && !readonlyNames.has(field)) return unwritableField(collection, field, item)
+          const readonly = error.keyword === 'additionalProperties'
           return new FailedValidationError(`${readonly ? `Field "${field}" is read-only` : describe(error, field, collection)}.`, {
             field,
             type: readonly ? 'readonly' : error.keyword,

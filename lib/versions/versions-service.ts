@@ -1,6 +1,7 @@
 // Content versions: named drafts of one item, stored as deltas in the versions table, read through
 // `?version=`, compared with and promoted to the main item through the normal update path.
 import { createHash } from 'node:crypto'
+import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
@@ -79,6 +80,7 @@ export class VersionsService {
     const { items } = await this.repository.list(this.collection, {
       fields: [{ kind: 'field', output: 'id', field: pk }],
       aggregate: null,
+      scope: null,
       filter: {
         kind: 'and',
         children: [
@@ -95,7 +97,7 @@ export class VersionsService {
       backlink: true,
       version: null,
     })
-    if (items.length === 0) throw new NotFoundError(`Version "${key}" does not exist.`, { version: key })
+    if (items.length === 0) throw this.noVersion(key)
     return this.get(items[0].id as number)
   }
 
@@ -111,10 +113,16 @@ export class VersionsService {
     return parseBodyKey(collection, version.item)
   }
 
+  /** 404 for a version key on a collection without versions: decided from the schema, before any SQL. */
+  assertVersioned(collection: Collection, key: string | null): void {
+    if (key !== null && key !== MAIN_VERSION && !collection.versioning) throw this.noVersion(key)
+  }
+
   /** The delta `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
   async requestedDelta(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Record<string, unknown> | null> {
+    this.assertVersioned(collection, key)
     if (key === null || key === MAIN_VERSION) return null
-    if (!collection.versioning || item === null) throw new NotFoundError(`Version "${key}" does not exist.`, { version: key })
+    if (item === null) throw this.noVersion(key)
     return (await this.find(collection, item, key)).delta ?? {}
   }
 
@@ -130,7 +138,7 @@ export class VersionsService {
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
     const values = { key, name: this.checkName(body.name), collection: collection.name, item: String(item), hash, delta: null, date_created: now, date_updated: now }
-    const [id] = await this.repository.create(this.collection, [this.payload(values)]).catch((error: unknown) => {
+    const [id] = await this.write((trx) => this.repository.create(trx, this.collection, [this.payload(values)])).catch((error: unknown) => {
       // A concurrent create of the same key passed the check above; the unique index caught it.
       throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(key) : error
     })
@@ -151,13 +159,14 @@ export class VersionsService {
         await this.assertKeyFree(collection, this.itemKey(collection, version), changes.key as string)
       }
     }
-    await this.repository.update(this.collection, [{ keys: [id], payload: this.payload(changes) }]).catch((error: unknown) => {
+    await this.write((trx) => this.repository.update(trx, this.collection, [{ keys: [id], payload: this.payload(changes) }])).catch((error: unknown) => {
       throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(String(changes.key)) : error
     })
   }
 
   async remove(id: number): Promise<void> {
-    await this.repository.delete(this.collection, [id])
+    await this.get(id)
+    await this.write((trx) => this.repository.delete(trx, this.collection, [id]))
   }
 
   /**
@@ -182,8 +191,11 @@ export class VersionsService {
     }
   }
 
-  /** Applies the delta (or the listed fields of it) to the main item through the normal update path. */
-  async promote(id: number, body: unknown): Promise<PrimaryKey> {
+  /**
+   * What promoting the version writes: the delta (or the listed fields of it) for the main item, once the
+   * caller's `mainHash` shows they reviewed its current state. The caller applies it through the normal update path.
+   */
+  async promotion(id: number, body: unknown): Promise<{ collection: Collection; item: PrimaryKey; changes: Record<string, unknown> }> {
     if (!isPlainObject(body) || typeof body.mainHash !== 'string') throw new InvalidPayloadError('"mainHash" is required')
     const version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
@@ -200,9 +212,7 @@ export class VersionsService {
       }
       changes = Object.fromEntries(Object.entries(delta).filter(([name]) => (body.fields as string[]).includes(name)))
     }
-    const payload = this.validators.get(collection)!.validate('update', changes)
-    await this.repository.update(collection, [{ keys: [item], payload }])
-    return item
+    return { collection, item, changes }
   }
 
   /**
@@ -216,9 +226,13 @@ export class VersionsService {
       if ((node.kind !== 'field' && node.kind !== 'm2o') || !Object.hasOwn(delta, node.field.name)) continue
       const value = delta[node.field.name]
       if (node.kind === 'field') shown[node.output] = value
-      else shown[node.output] = value == null ? null : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children))[0] ?? null)
+      else shown[node.output] = value == null ? null : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children, node.scope))[0] ?? null)
     }
     return shown
+  }
+
+  private write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.repository.transaction(this.collection, work)
   }
 
   private field(name: string): Field {
@@ -249,6 +263,10 @@ export class VersionsService {
       (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
     )
     if (taken) throw this.keyTaken(key)
+  }
+
+  private noVersion(key: string): NotFoundError {
+    return new NotFoundError(`Version "${key}" does not exist.`, { version: key })
   }
 
   private keyTaken(key: string): VersionConflictError {

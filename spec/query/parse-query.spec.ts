@@ -9,9 +9,10 @@ import { parseSort } from '../../lib/query/parse-sort'
 import type { FieldNode, SortNode } from '../../lib/query/query'
 import { readQueryString, type QueryStringLimits } from '../../lib/query/read-query-string'
 import { buildSchema } from '../../lib/schema/build-schema'
+import { openView } from '../../lib/schema/schema-view'
 import type { Collection, Field, Limits, O2MRelation } from '../../lib/schema/collection'
 
-const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
+const schema = openView(buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }))
 const parserOptions = { schema, maxDepth: 10, maxInListLength: 1000, maxRelationalDepth: 10, maxRelations: 50 }
 const LARGEST = 2_147_483_647
 
@@ -174,7 +175,7 @@ describe('parseSort', () => {
 
   it('resolves a many-to-one path into hops over schema objects', () => {
     const [byAuthor] = parseSort('-author.name', articles, schema)
-    expect(byAuthor).toEqual({ field: field(authors, 'name'), direction: 'desc', path: [{ field: field(articles, 'author'), related: authors }] })
+    expect(byAuthor).toEqual({ field: field(authors, 'name'), direction: 'desc', path: [{ field: field(articles, 'author'), related: authors, scope: null }] })
   })
 
   it('uses the schema field objects', () => {
@@ -330,6 +331,7 @@ describe('parseQuery', () => {
     expect(parse({})).toEqual({
       fields: nodes(articles, ARTICLE_MEMBERS),
       aggregate: null,
+      scope: null,
       filter: null,
       search: null,
       sort: sortNodes(articles, [['id', 'asc']]),
@@ -350,8 +352,9 @@ describe('parseQuery', () => {
     expect(parse(raw)).toEqual({
       fields: nodes(articles, ['title', 'id']),
       aggregate: null,
+      scope: null,
       filter: { kind: 'comparison', field: field(articles, 'rating'), operator: '_gte', value: 3 },
-      search: 'über',
+      search: { term: 'über', fields: articles.fields.filter((each) => !each.hidden) },
       sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
       limit: 7,
       offset: 14,
@@ -425,7 +428,7 @@ describe('parseQuery', () => {
     ['wildcards are plain characters here', '%_', '%_'],
     ['1000 characters', 'x'.repeat(1000), 'x'.repeat(1000)],
   ])('search %s', (_label, search, expected) => {
-    expect(parse({ search }).search).toBe(expected)
+    expect(parse({ search }).search?.term ?? null).toBe(expected)
   })
 
   it.each<[string, unknown, string]>([
@@ -502,7 +505,7 @@ describe('parseSelection (by-query writes)', () => {
     )
     expect(selection).toEqual({
       filter: { kind: 'comparison', field: field(articles, 'status'), operator: '_eq', value: 'draft' },
-      search: 'river',
+      search: { term: 'river', fields: articles.fields.filter((each) => !each.hidden) },
       sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
       limit: 5,
       offset: 2,

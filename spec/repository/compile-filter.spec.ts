@@ -5,6 +5,7 @@ import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/repository/compile-filter'
 import { dialectOf } from '../../lib/repository/dialect'
 import { buildSchema } from '../../lib/schema/build-schema'
+import { openView } from '../../lib/schema/schema-view'
 
 type DialectName = 'sqlite' | 'postgres' | 'mysql'
 interface Sql {
@@ -14,7 +15,7 @@ interface Sql {
 /** Every dialect must be listed: a missing one fails to compile. */
 type Expected = Record<DialectName, Sql>
 
-const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
+const schema = openView(buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }))
 const LIMITS = { schema, maxDepth: 10, maxInListLength: 1000 }
 /** A fixed clock, so `$NOW` compiles to a known binding. */
 const NOW = new Date('2024-05-02T10:00:00.000Z')

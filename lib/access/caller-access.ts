@@ -1,0 +1,192 @@
+// Resolves one caller's access rules, once per request: the SchemaView the parser reads through, and the
+// rule of each write. Rule filters are the host's own: they may name hidden fields and are not narrowed.
+import { ConfigError, ForbiddenError, InvalidQueryError } from '../errors'
+import type { FilterLimits } from '../query/parse-filter'
+import { parseFilter } from '../query/parse-filter'
+import type { FilterNode } from '../query/query'
+import { ABSENT, callerVariables, isVariable, type Variables } from '../query/variables'
+import type { Collection, Member, Schema } from '../schema/collection'
+import { fullView, NO_ROWS, openView, type SchemaView } from '../schema/schema-view'
+import type { AccessDecision, AccessEntry, AccessRule, ItemsContext } from '../types'
+import { checkDecision, type Action } from './access-config'
+
+export type WriteAction = Exclude<Action, 'read'>
+
+/** What an allowed write may touch. */
+export interface WriteRule {
+  /** The fields a payload may set; null: all. */
+  readonly fields: ReadonlySet<string> | null
+  /** update / delete: the rows it may change; null: all. */
+  readonly scope: FilterNode | null
+  /** Values written underneath the payload, variables resolved. */
+  readonly presets: Readonly<Record<string, unknown>>
+  /** A filter the written values must satisfy (comparisons on the collection's own fields only). */
+  readonly validation: FilterNode | null
+}
+
+interface ReadGrant {
+  /** null: every field. */
+  readonly fields: ReadonlySet<string> | null
+  readonly scope: FilterNode | null
+}
+
+/** The router's side: the rules as configured, and what resolving them needs. */
+export interface AccessSetup {
+  readonly schema: Schema
+  readonly entries: ReadonlyMap<Collection, Readonly<Record<Action, AccessEntry>>>
+  readonly reachable: ReadonlyMap<Collection, readonly Collection[]>
+  readonly limits: Omit<FilterLimits, 'schema' | 'variables'>
+}
+
+const where = (collection: Collection, action: Action): string => `collections.${collection.name}.access.${action}`
+
+/** A rule's filter, parsed against every field of the collection; a mistake in it is the host's (500, logged). */
+function ruleFilter(raw: unknown, collection: Collection, label: string, limits: FilterLimits, now: Date): FilterNode | null {
+  if (raw === undefined) return null
+  try {
+    return parseFilter(raw, collection, limits, now)
+  } catch (error) {
+    if (error instanceof InvalidQueryError) throw new ConfigError('CONFIG_BAD_ACCESS', `${label}: ${error.reason}`)
+    throw error
+  }
+}
+
+/** Validation filters are checked against the payload itself, so they compare the collection's own fields. */
+function checkOwnFields(node: FilterNode, label: string): void {
+  if (node.kind === 'and' || node.kind === 'or') node.children.forEach((child) => checkOwnFields(child, label))
+  else if (node.kind !== 'comparison') throw new ConfigError('CONFIG_BAD_ACCESS', `${label} may only compare the collection's own fields`)
+}
+
+const fieldSet = (fields: AccessRule['fields'], always: readonly string[]): ReadonlySet<string> | null =>
+  fields === undefined || fields === '*' || fields.includes('*') ? null : new Set([...fields, ...always])
+
+function readGrant(collection: Collection, decision: AccessDecision, limits: FilterLimits, now: Date): ReadGrant | null {
+  if (decision === false) return null
+  if (decision === true) return { fields: null, scope: null }
+  return {
+    fields: fieldSet(decision.fields, [collection.primaryKey.name]),
+    scope: ruleFilter(decision.filter, collection, `${where(collection, 'read')}.filter`, limits, now),
+  }
+}
+
+/** The access of one caller. Collections a request cannot reach are treated as unreadable. */
+export class CallerAccess {
+  /** What the caller may read: the parser resolves every name of the request through it. */
+  readonly view: SchemaView
+
+  private constructor(
+    private readonly setup: AccessSetup,
+    readonly context: ItemsContext,
+    private readonly grants: ReadonlyMap<Collection, ReadGrant | null>,
+    /** For the rules' own filters: every field, the caller's variables. */
+    private readonly limits: FilterLimits,
+    private readonly now: Date,
+  ) {
+    this.view = this.readView()
+  }
+
+  /** The caller's `$CURRENT_USER` and friends, for the filters of the request. */
+  get variables(): Variables {
+    return this.limits.variables!
+  }
+
+  /** Resolves the read rules of `collection` and of every collection its relations reach. */
+  static async resolve(setup: AccessSetup, collection: Collection, context: ItemsContext, now = new Date()): Promise<CallerAccess> {
+    const reachable = setup.reachable.get(collection)!
+    const decisions = await Promise.all(reachable.map((each) => decide(setup, each, 'read', context)))
+    const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
+    const grants = new Map(reachable.map((each, index) => [each, readGrant(each, decisions[index], limits, now)]))
+    return new CallerAccess(setup, context, grants, limits, now)
+  }
+
+  /** Whether the caller may read `collection` at all. */
+  canRead(collection: Collection): boolean {
+    return (this.grants.get(collection) ?? null) !== null
+  }
+
+  /** The rule of a write; 403 `FORBIDDEN` when the action is denied. */
+  async write(collection: Collection, action: WriteAction): Promise<WriteRule> {
+    const decision = await decide(this.setup, collection, action, this.context)
+    if (decision === false) throw new ForbiddenError()
+    const rule: AccessRule = decision === true ? {} : decision
+    const label = where(collection, action)
+    const validation = ruleFilter(rule.validation, collection, `${label}.validation`, this.limits, this.now)
+    if (validation) checkOwnFields(validation, `${label}.validation`)
+    return {
+      fields: fieldSet(rule.fields, []),
+      scope: action === 'create' ? null : ruleFilter(rule.filter, collection, `${label}.filter`, this.limits, this.now),
+      presets: Object.fromEntries(Object.entries(rule.presets ?? {}).map(([name, value]) => [name, this.resolve(value)])),
+      validation,
+    }
+  }
+
+  /**
+   * The rows a write may name without being told they do not exist: those the caller may read or change.
+   * Outside them a key is a 404, as a missing one.
+   */
+  visibleFor(collection: Collection, rule: WriteRule): FilterNode | null {
+    const read = this.view.scope(collection)
+    if (read === null || rule.scope === null) return null
+    return { kind: 'or', children: [read, rule.scope] }
+  }
+
+  /** A preset value with its variable resolved; an absent one writes null. */
+  private resolve(value: unknown): unknown {
+    if (!isVariable(value)) return value
+    const resolved = this.variables(value)
+    return resolved === ABSENT ? null : resolved
+  }
+
+  private readView(): SchemaView {
+    const open = openView(this.setup.schema)
+    const grants = this.grants
+    const readable = (collection: Collection, member: Member | undefined): member is Member => {
+      const grant = grants.get(collection)
+      return member !== undefined && grant != null && (grant.fields === null || grant.fields.has(member.name))
+    }
+    return {
+      collections: this.setup.schema.collections,
+      member: (collection, name) => {
+        const member = open.member(collection, name)
+        return readable(collection, member) ? member : undefined
+      },
+      members: (collection) => open.members(collection).filter((member) => readable(collection, member)),
+      scope: (collection) => {
+        const grant = grants.get(collection)
+        return grant == null ? NO_ROWS : grant.scope
+      },
+    }
+  }
+}
+
+/** Runs an access entry for the caller and checks what it answered. */
+async function decide(setup: AccessSetup, collection: Collection, action: Action, context: ItemsContext): Promise<AccessDecision> {
+  const entry = setup.entries.get(collection)![action]
+  if (typeof entry !== 'function') return entry
+  return checkDecision(await entry(context), collection, `${where(collection, action)}()`)
+}
+
+/** Checks the filters of fixed rules once, at creation, with every variable absent. */
+export function checkFixedRules(setup: AccessSetup): void {
+  // Every variable is absent without a caller; unknown variable names still fail.
+  const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables({}) }
+  const now = new Date()
+  for (const [collection, entries] of setup.entries) {
+    for (const [action, entry] of Object.entries(entries)) {
+      if (typeof entry === 'function' || typeof entry === 'boolean') continue
+      const label = where(collection, action as Action)
+      ruleFilter(entry.filter, collection, `${label}.filter`, limits, now)
+      const validation = ruleFilter(entry.validation, collection, `${label}.validation`, limits, now)
+      if (validation) checkOwnFields(validation, `${label}.validation`)
+    }
+  }
+}
+
+/**
+ * Whether the caller may read and update every item and field of `collection` without limits: what
+ * managing its content versions takes, since versions hold whole drafts of items.
+ */
+export async function hasFullAccess(setup: AccessSetup, collection: Collection, context: ItemsContext): Promise<boolean> {
+  const [read, update] = await Promise.all([decide(setup, collection, 'read', context), decide(setup, collection, 'update', context)])
+  return read === true && update === true
+}

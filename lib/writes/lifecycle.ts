@@ -1,0 +1,78 @@
+// Runs the collections' hooks and emits the router's events. Before hooks can change or veto a value; after
+// hooks and event listeners run after commit, and their failures are logged, never answered.
+import { EventEmitter } from 'node:events'
+import { ConfigError } from '../errors'
+import { isPlainObject } from '../is-plain-object'
+import type { Collection, Schema } from '../schema/collection'
+import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
+
+const HOOK_NAMES: readonly (keyof Hooks)[] = ['beforeRead', 'beforeCreate', 'beforeUpdate', 'beforeDelete', 'afterCreate', 'afterUpdate', 'afterDelete']
+
+type BeforeName = Extract<keyof Hooks, `before${string}`>
+type ValueOf<N extends BeforeName> = Parameters<NonNullable<Hooks[N]>>[0]
+type MetaOf<N extends BeforeName> = Parameters<NonNullable<Hooks[N]>>[1]
+
+const AFTER: Readonly<Record<ItemsEvent['action'], 'afterCreate' | 'afterUpdate' | 'afterDelete'>> = {
+  create: 'afterCreate',
+  update: 'afterUpdate',
+  delete: 'afterDelete',
+}
+
+/** Checks every collection's `hooks` once, at creation. */
+export function buildHooks(schema: Schema, definitions: Readonly<Record<string, { hooks?: unknown }>>): ReadonlyMap<Collection, Hooks> {
+  const hooks = new Map<Collection, Hooks>()
+  for (const collection of schema.collections.values()) {
+    const given = definitions[collection.name]?.hooks
+    if (given === undefined) continue
+    const where = `collections.${collection.name}.hooks`
+    if (!isPlainObject(given)) throw new ConfigError('CONFIG_BAD_HOOK', `${where} must be an object of functions`)
+    for (const [name, hook] of Object.entries(given)) {
+      if (!HOOK_NAMES.includes(name as keyof Hooks)) throw new ConfigError('CONFIG_BAD_HOOK', `${where}.${name} is not a hook (${HOOK_NAMES.join(', ')})`)
+      if (typeof hook !== 'function') throw new ConfigError('CONFIG_BAD_HOOK', `${where}.${name} must be a function`)
+    }
+    hooks.set(collection, given as Hooks)
+  }
+  return hooks
+}
+
+export class Lifecycle {
+  readonly events: ItemsEvents = new EventEmitter({ captureRejections: true })
+
+  constructor(
+    private readonly hooks: ReadonlyMap<Collection, Hooks>,
+    private readonly logger: Logger,
+  ) {
+    // An async listener that rejects lands here (captureRejections) instead of crashing the process.
+    this.events.on('error', (error: unknown) => this.logger.error('express-items-router: an event listener failed', error))
+  }
+
+  /** Whether the collection has this hook. */
+  has(collection: Collection, name: keyof Hooks): boolean {
+    return this.hooks.get(collection)?.[name] !== undefined
+  }
+
+  /** Runs the collection's before hook, if any: its answer replaces `value` unless it is undefined. */
+  async before<N extends BeforeName>(collection: Collection, name: N, value: ValueOf<N>, meta: MetaOf<N>): Promise<ValueOf<N>> {
+    const hook = this.hooks.get(collection)?.[name] as ((value: ValueOf<N>, meta: HookMeta) => unknown) | undefined
+    if (!hook) return value
+    const changed = await hook(value, meta)
+    return changed === undefined ? value : (changed as ValueOf<N>)
+  }
+
+  /** After commit: the after hook, then `items.<action>` and `<collection>.items.<action>`. Never throws. */
+  async after(collection: Collection, event: ItemsEvent): Promise<void> {
+    const hook = this.hooks.get(collection)?.[AFTER[event.action]]
+    try {
+      await hook?.(event)
+    } catch (error) {
+      this.logger.error(`express-items-router: the ${AFTER[event.action]} hook of "${collection.name}" failed`, error)
+    }
+    for (const name of [`items.${event.action}`, `${collection.name}.items.${event.action}`]) {
+      try {
+        this.events.emit(name, event)
+      } catch (error) {
+        this.logger.error(`express-items-router: a listener of "${name}" failed`, error)
+      }
+    }
+  }
+}
