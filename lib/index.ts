@@ -5,10 +5,22 @@ export { createItemsRouter } from './router'
 
 /** The documented option and definition types. */
 export type {
+  Access,
+  AccessDecision,
+  AccessEntry,
+  AccessRule,
+  BeforeHook,
   CollectionDefinition,
   FieldDefinition,
   FieldType,
+  Filter,
+  HookMeta,
+  Hooks,
   Item,
+  ItemsContext,
+  ItemsEvent,
+  ItemsEvents,
+  ItemsRouter,
   ItemsRouterOptions,
   LimitOptions,
   Logger,
