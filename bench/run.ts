@@ -21,6 +21,20 @@ const CONNECTIONS: Record<string, Knex.Config> = {
   },
 }
 
+/** The fixture collections behind typical rules: an async row rule with narrowed fields, related scopes, an update filter. */
+const RULED = {
+  ...collections,
+  articles: {
+    ...collections.articles,
+    access: {
+      read: async () => ({ filter: { rating: { _gte: 1 } }, fields: ['id', 'title', 'status', 'author', 'comments'] }),
+      update: { filter: { status: { _neq: 'archived' } }, fields: ['title'], presets: { status: 'draft' } },
+    },
+  },
+  authors: { ...collections.authors, access: { read: { fields: ['name'] } } },
+  comments: { ...collections.comments, access: { read: { filter: { votes: { _gte: 0 } } } } },
+}
+
 const REQUESTS: ReadonlyArray<{ name: string; method: string; path: string; body?: unknown }> = [
   { name: 'list 100 articles (fields=*, o2m keys)', method: 'GET', path: '/api/items/articles' },
   { name: 'list 100, fields=*,author.*,comments.*', method: 'GET', path: '/api/items/articles?limit=100&fields=*,author.*,comments.*' },
@@ -30,6 +44,9 @@ const REQUESTS: ReadonlyArray<{ name: string; method: string; path: string; body
   { name: 'search, 10 rows', method: 'GET', path: '/api/items/articles?search=bridge&limit=10&fields=id,title' },
   { name: 'read one', method: 'GET', path: '/api/items/articles/42?fields=id,title,author' },
   { name: 'update one', method: 'PATCH', path: '/api/items/articles/42?fields=id', body: { rating: 4 } },
+  // The same reads and write through access rules (see RULED below): what resolving and applying them costs.
+  { name: 'ruled: list 100, fields=*,author.*,comments.*', method: 'GET', path: '/ruled/items/articles?limit=100&fields=*,author.*,comments.*' },
+  { name: 'ruled: update one', method: 'PATCH', path: '/ruled/items/articles/42?fields=id', body: { title: 'Ruled' } },
 ]
 
 interface Result {
@@ -97,6 +114,7 @@ async function benchDialect(name: string): Promise<void> {
   await seedTables(knex)
   const app = express()
   app.use('/api', createItemsRouter({ knex, collections }))
+  app.use('/ruled', createItemsRouter({ knex, collections: RULED, context: () => ({ user: 1, role: 'editor' }) }))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
