@@ -1,4 +1,5 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
+import { ForbiddenError, NotFoundError } from '../errors'
 import type { FieldNode } from '../query/query'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item } from '../types'
@@ -25,12 +26,20 @@ export const readSingleton: ItemsHandler = async (_req, res, { collection, repos
   sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
 }
 
-/** Updates the row, or creates it when there is none yet. */
+/**
+ * Updates the row, or creates it when there is none yet. A row the caller cannot see is not theirs to change:
+ * 403, as when they may not create it, and never a second row, nor a 404 naming its key.
+ */
 export const updateSingleton: ItemsHandler = async (_req, res, { collection, repository, writer, query, body, readBack }) => {
   const input = body()
   await query()
   const existing = await repository.firstKey(collection)
-  const [key] = existing === null ? await writer.create([input], false) : await writer.update([{ keys: [existing], data: input }])
+  const [key] =
+    existing === null
+      ? await writer.create([input], false)
+      : await writer.update([{ keys: [existing], data: input }]).catch((error: unknown) => {
+          throw error instanceof NotFoundError ? new ForbiddenError() : error
+        })
   const [item] = await readBack([key])
   if (item) sendData(res, item)
   else sendNoContent(res)
