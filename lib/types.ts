@@ -159,7 +159,11 @@ export interface AccessRule {
   fields?: '*' | readonly string[]
   /** `create` / `update`: values written underneath the payload (the payload wins), e.g. `{ owner: '$CURRENT_USER' }`. */
   presets?: Record<string, unknown>
-  /** `create` / `update`: a filter the written values must satisfy, e.g. `{ status: { _in: ['draft', 'review'] } }`. */
+  /**
+   * `create` / `update`: a filter the written values must satisfy, e.g. `{ status: { _in: ['draft', 'review'] } }`.
+   * A create is checked as the row will hold it (fields left out: their default, or null); an update only for
+   * the fields it sets.
+   */
   validation?: Filter
 }
 

@@ -79,28 +79,23 @@ function toList(field: Field, operator: FilterOperator, raw: unknown): unknown[]
   throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a list of values`)
 }
 
-/** Replaces caller variables by their values; ABSENT when one names something the caller does not have. */
-function resolveVariables(raw: unknown, context: Context): unknown {
-  const resolve = (value: unknown): unknown => {
-    if (!isVariable(value)) return value
-    if (!context.variables) throw new InvalidQueryError(`Unknown variable "${value}"`)
-    return context.variables(value)
-  }
-  if (Array.isArray(raw)) {
-    const values = raw.map(resolve)
-    return values.includes(ABSENT) ? ABSENT : values
-  }
-  return resolve(raw)
+/** A caller variable's value, ABSENT when the caller does not have it; any other value as it is. */
+function resolveVariable(value: unknown, context: Context): unknown {
+  if (!isVariable(value)) return value
+  if (!context.variables) throw new InvalidQueryError(`Unknown variable "${value}"`)
+  return context.variables(value)
 }
 
 function comparison(field: Field, operator: FilterOperator, given: unknown, context: Context): FilterNode {
   const spec = OPERATORS[operator]
-  const raw = resolveVariables(given, context)
-  // A comparison with an absent variable matches no row, as a comparison with SQL NULL would.
-  if (raw === ABSENT) return NO_ROWS
   if (!spec.on.includes(FIELD_TYPES[field.type].family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
   }
+  // Variables are resolved per list item, once a comma-separated list is split. A comparison with an absent
+  // one matches no row, as a comparison with SQL NULL would.
+  const listed = spec.takes === 'list' || spec.takes === 'pair'
+  const raw = listed ? toList(field, operator, given).map((item) => resolveVariable(item, context)) : resolveVariable(given, context)
+  if (raw === ABSENT || (listed && (raw as unknown[]).includes(ABSENT))) return NO_ROWS
   switch (spec.takes) {
     case 'flag': {
       const flag = parseFlag(field, operator, raw)
@@ -118,7 +113,7 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, cont
     }
     case 'list':
     case 'pair': {
-      const list = toList(field, operator, raw)
+      const list = raw as unknown[]
       if (spec.takes === 'pair' && list.length !== 2) {
         throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs exactly two values`)
       }

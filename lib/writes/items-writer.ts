@@ -180,11 +180,15 @@ export class ItemsWriter {
     return payload
   }
 
-  /** A create's values as the row will hold them: configured defaults where the payload says nothing. */
+  /**
+   * A create's values as the row will hold them: where the payload says nothing, the configured default, or
+   * null. Keys the database assigns are left out.
+   */
   private withDefaults(payload: Payload): Payload {
     const values = new Map(payload)
     for (const field of this.collection.fields) {
-      if (!values.has(field) && field.default !== undefined) values.set(field, FIELD_TYPES[field.type].fromJson(field.default) ?? field.default)
+      if (values.has(field) || field.primaryKey) continue
+      values.set(field, field.default === undefined ? null : (FIELD_TYPES[field.type].fromJson(field.default) ?? field.default))
     }
     return values
   }
