@@ -43,6 +43,13 @@ function collectErrors<T, R>(inputs: readonly T[], check: (input: T, index: numb
   return results
 }
 
+/** Runs `run` on each item, one after the other: hooks see a batch in order, on one transaction. */
+async function inOrder<T, R>(items: readonly T[], run: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = []
+  for (const [index, item] of items.entries()) results.push(await run(item, index))
+  return results
+}
+
 export class ItemsWriter {
   constructor(
     private readonly collection: Collection,
@@ -65,12 +72,7 @@ export class ItemsWriter {
     // Without a hook to change them, payloads are checked before the transaction: a bad one costs no SQL.
     const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
     const { keys, payloads } = await repository.transaction(collection, async (trx) => {
-      let payloads = early
-      if (payloads === null) {
-        const items: unknown[] = []
-        for (const input of inputs) items.push(await lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx)))
-        payloads = validateAll(items)
-      }
+      const payloads = early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
       return { keys: await repository.create(trx, collection, payloads, this.access.view.scope), payloads }
     })
     await lifecycle.after(collection, { action: 'create', collection: collection.name, keys, payloads: payloads.map(toItem), context: this.access.context })
@@ -121,14 +123,9 @@ export class ItemsWriter {
     const early = lifecycle.has(collection, 'beforeUpdate') ? null : validateAll(changes.map((change) => change.data))
     const sets = await repository.transaction(collection, async (trx) => {
       const keys = await resolveKeys(trx)
-      let payloads = early
-      if (payloads === null) {
-        const datas: unknown[] = []
-        for (const [index, change] of changes.entries()) {
-          datas.push(await lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]] }))
-        }
-        payloads = validateAll(datas)
-      }
+      const payloads =
+        early ??
+        validateAll(await inOrder(changes, (change, index) => lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]] })))
       const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index], payload }))
       await repository.update(trx, collection, sets, this.access.view.scope)
       return sets
