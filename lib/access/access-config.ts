@@ -12,7 +12,7 @@ export const ACTIONS: readonly Action[] = ['read', 'create', 'update', 'delete']
 const RULE_KEYS = new Set(['filter', 'fields', 'presets', 'validation'])
 
 /** Every action allowed, no limits: collections without `access` under the default `defaultAccess`. */
-export const OPEN: Readonly<Record<Action, AccessEntry>> = Object.freeze({ read: true, create: true, update: true, delete: true })
+const OPEN: Readonly<Record<Action, AccessEntry>> = Object.freeze({ read: true, create: true, update: true, delete: true })
 const CLOSED: Readonly<Record<Action, AccessEntry>> = Object.freeze({ read: false, create: false, update: false, delete: false })
 
 /**

@@ -57,16 +57,21 @@ function checkOwnFields(node: FilterNode, label: string): void {
   else if (node.kind !== 'comparison') throw new ConfigError('CONFIG_BAD_ACCESS', `${label} may only compare the collection's own fields`)
 }
 
+/** A rule's `filter` and `validation`, parsed and checked: per request, and once at creation for fixed rules. */
+function ruleFilters(rule: AccessRule, collection: Collection, action: Action, limits: FilterLimits, now: Date): { filter: FilterNode | null; validation: FilterNode | null } {
+  const label = where(collection, action)
+  const validation = ruleFilter(rule.validation, collection, `${label}.validation`, limits, now)
+  if (validation) checkOwnFields(validation, `${label}.validation`)
+  return { filter: ruleFilter(rule.filter, collection, `${label}.filter`, limits, now), validation }
+}
+
 const fieldSet = (fields: AccessRule['fields'], always: readonly string[]): ReadonlySet<string> | null =>
   fields === undefined || fields === '*' || fields.includes('*') ? null : new Set([...fields, ...always])
 
 function readGrant(collection: Collection, decision: AccessDecision, limits: FilterLimits, now: Date): ReadGrant | null {
   if (decision === false) return null
   if (decision === true) return { fields: null, scope: null }
-  return {
-    fields: fieldSet(decision.fields, [collection.primaryKey.name]),
-    scope: ruleFilter(decision.filter, collection, `${where(collection, 'read')}.filter`, limits, now),
-  }
+  return { fields: fieldSet(decision.fields, [collection.primaryKey.name]), scope: ruleFilters(decision, collection, 'read', limits, now).filter }
 }
 
 /** The access of one caller. Collections a request cannot reach are treated as unreadable. */
@@ -101,7 +106,7 @@ export class CallerAccess {
 
   /** Whether the caller may read `collection` at all. */
   canRead(collection: Collection): boolean {
-    return (this.grants.get(collection) ?? null) !== null
+    return this.grants.get(collection) != null
   }
 
   /** The rule of a write; 403 `FORBIDDEN` when the action is denied. */
@@ -109,12 +114,10 @@ export class CallerAccess {
     const decision = await decide(this.setup, collection, action, this.context)
     if (decision === false) throw new ForbiddenError()
     const rule: AccessRule = decision === true ? {} : decision
-    const label = where(collection, action)
-    const validation = ruleFilter(rule.validation, collection, `${label}.validation`, this.limits, this.now)
-    if (validation) checkOwnFields(validation, `${label}.validation`)
+    const { filter, validation } = ruleFilters(rule, collection, action, this.limits, this.now)
     return {
       fields: fieldSet(rule.fields, []),
-      scope: action === 'create' ? null : ruleFilter(rule.filter, collection, `${label}.filter`, this.limits, this.now),
+      scope: action === 'create' ? null : filter,
       presets: Object.fromEntries(Object.entries(rule.presets ?? {}).map(([name, value]) => [name, this.resolve(value)])),
       validation,
     }
@@ -173,11 +176,7 @@ export function checkFixedRules(setup: AccessSetup): void {
   const now = new Date()
   for (const [collection, entries] of setup.entries) {
     for (const [action, entry] of Object.entries(entries)) {
-      if (typeof entry === 'function' || typeof entry === 'boolean') continue
-      const label = where(collection, action as Action)
-      ruleFilter(entry.filter, collection, `${label}.filter`, limits, now)
-      const validation = ruleFilter(entry.validation, collection, `${label}.validation`, limits, now)
-      if (validation) checkOwnFields(validation, `${label}.validation`)
+      if (typeof entry !== 'function' && typeof entry !== 'boolean') ruleFilters(entry, collection, action as Action, limits, now)
     }
   }
 }
