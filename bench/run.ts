@@ -38,14 +38,26 @@ const RULED = {
 const REQUESTS: ReadonlyArray<{ name: string; method: string; path: string; body?: unknown }> = [
   { name: 'list 100 articles (fields=*, o2m keys)', method: 'GET', path: '/api/items/articles' },
   { name: 'list 100, fields=*,author.*,comments.*', method: 'GET', path: '/api/items/articles?limit=100&fields=*,author.*,comments.*' },
-  { name: 'list 25, relational filter + sort', method: 'GET', path: '/api/items/articles?filter[comments][votes][_gt]=90&sort=-author.name&limit=25&fields=id,title,author.name' },
+  {
+    name: 'list 25, relational filter + sort',
+    method: 'GET',
+    path: '/api/items/articles?filter[comments][votes][_gt]=90&sort=-author.name&limit=25&fields=id,title,author.name',
+  },
   { name: 'groupBy year + count', method: 'GET', path: '/api/items/articles?groupBy=year(published_at)&aggregate[count]=*' },
-  { name: 'list 25, filter + sort + meta', method: 'GET', path: '/api/items/articles?filter[status][_eq]=published&filter[rating][_gte]=3&sort=-rating,title&limit=25&meta=*&fields=id,title,rating' },
+  {
+    name: 'list 25, filter + sort + meta',
+    method: 'GET',
+    path: '/api/items/articles?filter[status][_eq]=published&filter[rating][_gte]=3&sort=-rating,title&limit=25&meta=*&fields=id,title,rating',
+  },
   { name: 'search, 10 rows', method: 'GET', path: '/api/items/articles?search=bridge&limit=10&fields=id,title' },
   { name: 'read one', method: 'GET', path: '/api/items/articles/42?fields=id,title,author' },
   { name: 'update one', method: 'PATCH', path: '/api/items/articles/42?fields=id', body: { rating: 4 } },
   // The same reads and write through access rules (see RULED below): what resolving and applying them costs.
-  { name: 'ruled: list 100, fields=*,author.*,comments.*', method: 'GET', path: '/ruled/items/articles?limit=100&fields=*,author.*,comments.*' },
+  {
+    name: 'ruled: list 100, fields=*,author.*,comments.*',
+    method: 'GET',
+    path: '/ruled/items/articles?limit=100&fields=*,author.*,comments.*',
+  },
   { name: 'ruled: update one', method: 'PATCH', path: '/ruled/items/articles/42?fields=id', body: { title: 'Ruled' } },
 ]
 
@@ -134,7 +146,9 @@ async function benchDialect(name: string): Promise<void> {
   }
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
-  console.log(`heap: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after; rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)
+  console.log(
+    `heap: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after; rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+  )
   server.close()
   await dropTables(knex)
   await knex.destroy()

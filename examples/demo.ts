@@ -25,7 +25,11 @@ async function main(): Promise<void> {
     connection: { filename: process.env.DEMO_DB ?? ':memory:' },
     useNullAsDefault: true,
     // One connection: an in-memory database exists once per connection.
-    pool: { min: 1, max: 1, afterCreate: (db: { pragma(sql: string): void }, done: () => void) => (db.pragma('foreign_keys = ON'), done()) },
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (db: { pragma(sql: string): void }, done: () => void) => (db.pragma('foreign_keys = ON'), done()),
+    },
   })
   if (!(await knex.schema.hasTable('articles'))) {
     await createTables(knex)
@@ -41,7 +45,9 @@ async function main(): Promise<void> {
     for (const path of EXAMPLES) console.log(`  curl -g '${base}${path}'`)
     console.log(`\nWrite:\n  curl -X POST ${base}/api/items/authors -H 'Content-Type: application/json' -d '{"name":"Ada"}'`)
     console.log(`\nA draft of article 1 (articles and settings are versioned):`)
-    console.log(`  curl -X POST ${base}/api/versions -H 'Content-Type: application/json' -d '{"key":"draft","collection":"articles","item":1}'`)
+    console.log(
+      `  curl -X POST ${base}/api/versions -H 'Content-Type: application/json' -d '{"key":"draft","collection":"articles","item":1}'`,
+    )
     console.log(`  curl -X POST ${base}/api/versions/1/save -H 'Content-Type: application/json' -d '{"title":"New title"}'`)
     console.log(`  curl '${base}/api/items/articles/1?version=draft&fields=id,title'`)
   })

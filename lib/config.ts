@@ -24,15 +24,29 @@ export interface RouterConfig {
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
-  knex: true, collections: true, defaultLimit: true, maxLimit: true, maxBatchSize: true, bodyLimit: true,
-  maxFilterDepth: true, maxInListLength: true, maxQueryParameters: true, maxRelationalDepth: true, maxRelations: true, versionsTable: true, createVersionsTable: true, logger: true,
-  context: true, defaultAccess: true,
+  knex: true,
+  collections: true,
+  defaultLimit: true,
+  maxLimit: true,
+  maxBatchSize: true,
+  bodyLimit: true,
+  maxFilterDepth: true,
+  maxInListLength: true,
+  maxQueryParameters: true,
+  maxRelationalDepth: true,
+  maxRelations: true,
+  versionsTable: true,
+  createVersionsTable: true,
+  logger: true,
+  context: true,
+  defaultAccess: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
 
 export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('CONFIG_MISSING', 'createItemsRouter() needs an options object')
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('CONFIG_MISSING', 'createItemsRouter() needs an options object')
   for (const key of Object.keys(options)) {
     if (!Object.hasOwn(KNOWN_OPTIONS, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `options.${key} is not a known option`)
   }

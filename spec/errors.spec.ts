@@ -51,7 +51,10 @@ const SEEDED = { articles: seed.articles.length, authors: seed.authors.length }
 
 /** The fixtures with some fields declared differently from their columns, to let the database raise the error. */
 function loosened(fields: Partial<Record<'title' | 'status' | 'rating', object>>): Record<string, CollectionDefinition> {
-  return { ...collections, articles: { ...collections.articles, fields: { ...collections.articles.fields, ...fields } } as CollectionDefinition }
+  return {
+    ...collections,
+    articles: { ...collections.articles, fields: { ...collections.articles.fields, ...fields } } as CollectionDefinition,
+  }
 }
 
 const GHOSTS: ItemsRouterOptions['collections'] = {
@@ -63,7 +66,13 @@ describe('exported error classes', () => {
   const CLASSES: Array<[string, ItemsError, ErrorCode, number, string]> = [
     ['InvalidQueryError', new InvalidQueryError('"limit" is wrong'), 'INVALID_QUERY', 400, 'Invalid query. "limit" is wrong.'],
     ['InvalidPayloadError', new InvalidPayloadError('The body is empty'), 'INVALID_PAYLOAD', 400, 'Invalid payload. The body is empty.'],
-    ['FailedValidationError', new FailedValidationError('Field "title" is required.', { field: 'title', type: 'required' }), 'FAILED_VALIDATION', 400, 'Field "title" is required.'],
+    [
+      'FailedValidationError',
+      new FailedValidationError('Field "title" is required.', { field: 'title', type: 'required' }),
+      'FAILED_VALIDATION',
+      400,
+      'Field "title" is required.',
+    ],
     ['NotFoundError', new NotFoundError(), 'NOT_FOUND', 404, 'Item not found.'],
     ['RouteNotFoundError', new RouteNotFoundError('/items/nope'), 'ROUTE_NOT_FOUND', 404, "Route /items/nope doesn't exist."],
     ['ForbiddenError', new ForbiddenError(), 'FORBIDDEN', 403, "You don't have permission to access this."],
@@ -81,7 +90,11 @@ describe('exported error classes', () => {
   it('keeps the reason of query and payload errors in extensions', () => {
     expect(new InvalidQueryError('bad sort').extensions).toEqual({ reason: 'bad sort' })
     expect(new InvalidPayloadError('bad body').extensions).toEqual({ reason: 'bad body' })
-    expect(new FailedValidationError('m', { field: 'rating', type: 'type', item: 2 }).extensions).toEqual({ field: 'rating', type: 'type', item: 2 })
+    expect(new FailedValidationError('m', { field: 'rating', type: 'type', item: 2 }).extensions).toEqual({
+      field: 'rating',
+      type: 'type',
+      item: 2,
+    })
     expect(new RouteNotFoundError('/items/nope').extensions).toEqual({ path: '/items/nope' })
   })
 
@@ -154,7 +167,9 @@ forEachDialect((ctx) => {
     })
 
     it('INVALID_PAYLOAD: a body of the wrong shape', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ data: { rating: 1 } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ data: { rating: 1 } })
       const [error] = expectErrors(response, 400, 'INVALID_PAYLOAD')
       expect(Object.keys(error!.extensions).sort()).toEqual(['code', 'reason'])
       expect(error!.message).toBe(`Invalid payload. ${String(error!.extensions.reason)}.`)
@@ -166,9 +181,8 @@ forEachDialect((ctx) => {
       ['PATCH', '/api/items/articles'],
       ['DELETE', '/api/items/articles'],
     ])('INVALID_PAYLOAD: malformed JSON on %s %s', async (method, path) => {
-      const response = await request(app)[method.toLowerCase() as 'post' | 'patch' | 'delete'](path)
-        .set('Content-Type', 'application/json')
-        .send('{"title": "unterminated')
+      const verb = method.toLowerCase() as 'post' | 'patch' | 'delete'
+      const response = await request(app)[verb](path).set('Content-Type', 'application/json').send('{"title": "unterminated')
       const [error] = expectErrors(response, 400, 'INVALID_PAYLOAD')
       expect(error).toEqual({
         message: 'Invalid payload. The body is not valid JSON.',
@@ -194,7 +208,9 @@ forEachDialect((ctx) => {
     })
 
     it('FAILED_VALIDATION: errors in an array body say which item failed', async () => {
-      const response = await request(app).post('/api/items/authors').send([{ name: 'Fine' }, { name: 'Also fine' }, {}])
+      const response = await request(app)
+        .post('/api/items/authors')
+        .send([{ name: 'Fine' }, { name: 'Also fine' }, {}])
       const errors = expectErrors(response, 400, 'FAILED_VALIDATION')
       expect(errors.map((error) => error.extensions)).toEqual([
         { code: 'FAILED_VALIDATION', collection: 'authors', field: 'name', type: 'required', item: 2 },
@@ -208,7 +224,9 @@ forEachDialect((ctx) => {
     })
 
     it('NOT_FOUND: a batch naming a missing key says which, and deletes nothing', async () => {
-      const response = await request(app).delete('/api/items/articles').send({ keys: [1, 99999] })
+      const response = await request(app)
+        .delete('/api/items/articles')
+        .send({ keys: [1, 99999] })
       const [error] = expectErrors(response, 404, 'NOT_FOUND')
       expect(error!.extensions).toEqual({ code: 'NOT_FOUND', collection: 'articles', keys: [99999] })
       expect(await rowCounts(ctx)).toEqual(SEEDED)
@@ -216,7 +234,9 @@ forEachDialect((ctx) => {
 
     it('PAYLOAD_TOO_LARGE: 413 with the limit', async () => {
       const small = createApp(ctx.knex, { bodyLimit: 100 })
-      const response = await request(small).post('/api/items/articles').send({ title: 'x'.repeat(200) })
+      const response = await request(small)
+        .post('/api/items/articles')
+        .send({ title: 'x'.repeat(200) })
       const [error] = expectErrors(response, 413, 'PAYLOAD_TOO_LARGE')
       expect(error!.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', limit: 100 })
       expect(await rowCounts(ctx)).toEqual(SEEDED)
@@ -312,7 +332,10 @@ forEachDialect((ctx) => {
       const loose = createApp(ctx.knex, { collections: loosened({ title: { type: 'string', maxLength: 200 } }) })
       const response = await request(loose).post('/api/items/articles').send({ title: null })
       expect(expectErrors(response, 400, 'NOT_NULL_VIOLATION')).toEqual([
-        { message: 'Value can not be null (field "title").', extensions: { code: 'NOT_NULL_VIOLATION', collection: 'articles', field: 'title' } },
+        {
+          message: 'Value can not be null (field "title").',
+          extensions: { code: 'NOT_NULL_VIOLATION', collection: 'articles', field: 'title' },
+        },
       ])
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
@@ -336,7 +359,10 @@ forEachDialect((ctx) => {
       const loose = createApp(ctx.knex, { collections: loosened({ rating: { type: 'bigInteger' } }) })
       const response = await request(loose).patch('/api/items/articles/1?fields=rating').send({ rating: '9999999999' })
       if (ctx.name === 'sqlite') {
-        expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: { data: { rating: '9999999999' } } })
+        expect({ status: response.status, body: response.body as unknown }).toEqual({
+          status: 200,
+          body: { data: { rating: '9999999999' } },
+        })
         return
       }
       const [error] = expectErrors(response, 400, 'VALUE_OUT_OF_RANGE')

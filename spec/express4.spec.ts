@@ -63,7 +63,9 @@ forEachDialect((ctx) => {
 
   describe('reads', () => {
     it('GET a list with bracket filters, sort and limit', async () => {
-      const response = await request(host.app).get('/api/items/articles?fields=id,status,rating&filter[status][_eq]=archived&filter[rating][_gte]=4&sort=-id&limit=5')
+      const response = await request(host.app).get(
+        '/api/items/articles?fields=id,status,rating&filter[status][_eq]=archived&filter[rating][_gte]=4&sort=-id&limit=5',
+      )
       const expected = seed.articles
         .filter((article) => article.status === 'archived' && article.rating !== null && article.rating >= 4)
         .sort((a, b) => b.id - a.id)
@@ -75,7 +77,9 @@ forEachDialect((ctx) => {
 
     it('GET a bracket filter deeper than Express 4’s own qs depth of 5', async () => {
       // Express 4's `extended` parser stops at depth 5; the router parses the query string itself.
-      const response = await request(host.app).get('/api/items/articles?fields=id&filter[_or][0][_and][0][id][_lte]=3&filter[_or][1][id][_eq]=300')
+      const response = await request(host.app).get(
+        '/api/items/articles?fields=id&filter[_or][0][_and][0][id][_lte]=3&filter[_or][1][id][_eq]=300',
+      )
       expect(response.body).toEqual({ data: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 300 }] })
     })
 
@@ -105,7 +109,9 @@ forEachDialect((ctx) => {
     beforeEach(() => ctx.reset())
 
     it('POST creates an item', async () => {
-      const response = await request(host.app).post('/api/items/articles?fields=id,title,status,author').send({ title: 'Written under Express 4', author: 2 })
+      const response = await request(host.app)
+        .post('/api/items/articles?fields=id,title,status,author')
+        .send({ title: 'Written under Express 4', author: 2 })
       const id = seed.articles.length + 1
       expect({ status: response.status, body: response.body as unknown }).toEqual({
         status: 200,
@@ -115,7 +121,9 @@ forEachDialect((ctx) => {
     })
 
     it('POST creates several items in one request', async () => {
-      const response = await request(host.app).post('/api/items/topics?fields=name').send([{ name: 'Vier' }, { name: 'Fünf' }])
+      const response = await request(host.app)
+        .post('/api/items/topics?fields=name')
+        .send([{ name: 'Vier' }, { name: 'Fünf' }])
       expect(response.body).toEqual({ data: [{ name: 'Vier' }, { name: 'Fünf' }] })
     })
 
@@ -126,14 +134,23 @@ forEachDialect((ctx) => {
     })
 
     it('PATCH one item', async () => {
-      const response = await request(host.app).patch('/api/items/articles/3?fields=id,rating,status').send({ rating: 1, status: 'archived' })
+      const response = await request(host.app)
+        .patch('/api/items/articles/3?fields=id,rating,status')
+        .send({ rating: 1, status: 'archived' })
       expect(response.body).toEqual({ data: { id: 3, rating: 1, status: 'archived' } })
       expect(await ctx.knex('articles').where({ id: 3 }).first('rating', 'status')).toEqual({ rating: 1, status: 'archived' })
     })
 
     it('PATCH many by keys', async () => {
-      const response = await request(host.app).patch('/api/items/articles?fields=id,rating').send({ keys: [4, 5], data: { rating: 2 } })
-      expect(response.body).toEqual({ data: [{ id: 4, rating: 2 }, { id: 5, rating: 2 }] })
+      const response = await request(host.app)
+        .patch('/api/items/articles?fields=id,rating')
+        .send({ keys: [4, 5], data: { rating: 2 } })
+      expect(response.body).toEqual({
+        data: [
+          { id: 4, rating: 2 },
+          { id: 5, rating: 2 },
+        ],
+      })
     })
 
     it('DELETE one item → 204 without a body', async () => {
@@ -143,7 +160,9 @@ forEachDialect((ctx) => {
     })
 
     it('DELETE many → 204, in one go', async () => {
-      const response = await request(host.app).delete('/api/items/article_topics').send({ keys: [2, 3] })
+      const response = await request(host.app)
+        .delete('/api/items/article_topics')
+        .send({ keys: [2, 3] })
       expect(response.status).toBe(204)
       expect(Number((await ctx.knex('article_topics').count({ n: '*' }))[0]!.n)).toBe(seed.article_topics.length - 2)
     })
@@ -182,7 +201,14 @@ forEachDialect((ctx) => {
       const response = await request(host.app)[method](path).set('Content-Type', 'application/json').send('{"title": ')
       expect({ status: response.status, body: response.body as unknown }).toEqual({
         status: 400,
-        body: { errors: [{ message: 'Invalid payload. The body is not valid JSON.', extensions: { code: 'INVALID_PAYLOAD', reason: 'The body is not valid JSON' } }] },
+        body: {
+          errors: [
+            {
+              message: 'Invalid payload. The body is not valid JSON.',
+              extensions: { code: 'INVALID_PAYLOAD', reason: 'The body is not valid JSON' },
+            },
+          ],
+        },
       })
     })
 
@@ -204,7 +230,9 @@ forEachDialect((ctx) => {
     })
 
     it('a body over the limit → 413 PAYLOAD_TOO_LARGE', async () => {
-      const response = await request(host.app).post('/api/items/articles').send({ title: 'x'.repeat(1024 * 1024 + 1) })
+      const response = await request(host.app)
+        .post('/api/items/articles')
+        .send({ title: 'x'.repeat(1024 * 1024 + 1) })
       expect(response.status).toBe(413)
       expect((response.body as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('PAYLOAD_TOO_LARGE')
     })

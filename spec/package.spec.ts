@@ -16,7 +16,10 @@ describe('package', () => {
   })
 
   it('is required by name through package.json exports', () => {
-    const output = runNode(['-e', "const m = require('express-items-router'); console.log(typeof m.createItemsRouter, typeof m.ItemsError)"])
+    const output = runNode([
+      '-e',
+      "const m = require('express-items-router'); console.log(typeof m.createItemsRouter, typeof m.ItemsError)",
+    ])
     expect(output).toBe('function function')
   })
 

@@ -23,7 +23,8 @@ export function checkDecision(decision: unknown, collection: Collection, where: 
   if (typeof decision === 'boolean') return decision
   if (!isPlainObject(decision)) throw new ConfigError('CONFIG_BAD_ACCESS', `${where} must be true, false or a rule object`)
   for (const key of Object.keys(decision)) {
-    if (!RULE_KEYS.has(key)) throw new ConfigError('CONFIG_BAD_ACCESS', `${where}.${key} is not a rule key (filter, fields, presets, validation)`)
+    if (!RULE_KEYS.has(key))
+      throw new ConfigError('CONFIG_BAD_ACCESS', `${where}.${key} is not a rule key (filter, fields, presets, validation)`)
   }
   const { filter, fields, presets, validation } = decision
   for (const [key, value] of Object.entries({ filter, presets, validation })) {
@@ -45,7 +46,8 @@ function checkAccess(access: unknown, collection: Collection, where: string): Re
   if (typeof access === 'boolean') return access ? OPEN : CLOSED
   if (!isPlainObject(access)) throw new ConfigError('CONFIG_BAD_ACCESS', `${where} must be true, false or an object of actions`)
   for (const key of Object.keys(access)) {
-    if (!ACTIONS.includes(key as Action)) throw new ConfigError('CONFIG_BAD_ACCESS', `${where}.${key} is not an action (read, create, update, delete)`)
+    if (!ACTIONS.includes(key as Action))
+      throw new ConfigError('CONFIG_BAD_ACCESS', `${where}.${key} is not an action (read, create, update, delete)`)
   }
   const entries = { ...CLOSED, ...(access as Access) }
   for (const action of ACTIONS) {

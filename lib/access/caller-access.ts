@@ -58,7 +58,13 @@ function checkOwnFields(node: FilterNode, label: string): void {
 }
 
 /** A rule's `filter` and `validation`, parsed and checked: per request, and once at creation for fixed rules. */
-function ruleFilters(rule: AccessRule, collection: Collection, action: Action, limits: FilterLimits, now: Date): { filter: FilterNode | null; validation: FilterNode | null } {
+function ruleFilters(
+  rule: AccessRule,
+  collection: Collection,
+  action: Action,
+  limits: FilterLimits,
+  now: Date,
+): { filter: FilterNode | null; validation: FilterNode | null } {
   const label = where(collection, action)
   const validation = ruleFilter(rule.validation, collection, `${label}.validation`, limits, now)
   if (validation) checkOwnFields(validation, `${label}.validation`)
@@ -71,7 +77,10 @@ const fieldSet = (fields: AccessRule['fields'], always: readonly string[]): Read
 function readGrant(collection: Collection, decision: AccessDecision, limits: FilterLimits, now: Date): ReadGrant | null {
   if (decision === false) return null
   if (decision === true) return { fields: null, scope: null }
-  return { fields: fieldSet(decision.fields, [collection.primaryKey.name]), scope: ruleFilters(decision, collection, 'read', limits, now).filter }
+  return {
+    fields: fieldSet(decision.fields, [collection.primaryKey.name]),
+    scope: ruleFilters(decision, collection, 'read', limits, now).filter,
+  }
 }
 
 /** The access of one caller. Collections a request cannot reach are treated as unreadable. */

@@ -32,7 +32,8 @@ function matchesPattern(node: Comparison, value: string): boolean {
   const pattern = OPERATORS[node.operator].pattern!
   const fold = pattern.insensitive ? foldCase : (text: string) => text
   const [text, term] = [fold(value), fold(String(node.value))]
-  const found = pattern.anchor === 'contains' ? text.includes(term) : pattern.anchor === 'starts' ? text.startsWith(term) : text.endsWith(term)
+  const found =
+    pattern.anchor === 'contains' ? text.includes(term) : pattern.anchor === 'starts' ? text.startsWith(term) : text.endsWith(term)
   return found !== pattern.negate
 }
 
@@ -40,35 +41,63 @@ function matches(node: Comparison, value: Scalar): boolean {
   const { field, operator } = node
   const list = node.value as readonly Scalar[]
   switch (operator) {
-    case '_null': return value === null
-    case '_nnull': return value !== null
-    case '_empty': return value === null || value === ''
-    case '_nempty': return value !== null && value !== ''
-    case '_eq': return node.value === null ? value === null : value !== null && compare(field, value, node.value as Scalar) === 0
-    case '_neq': return node.value === null ? value !== null : value !== null && compare(field, value, node.value as Scalar) !== 0
+    case '_null':
+      return value === null
+    case '_nnull':
+      return value !== null
+    case '_empty':
+      return value === null || value === ''
+    case '_nempty':
+      return value !== null && value !== ''
+    case '_eq':
+      return node.value === null ? value === null : value !== null && compare(field, value, node.value as Scalar) === 0
+    case '_neq':
+      return node.value === null ? value !== null : value !== null && compare(field, value, node.value as Scalar) !== 0
+    default:
+      break
   }
   if (value === null) return false
   switch (operator) {
-    case '_lt': return compare(field, value, node.value as Scalar) < 0
-    case '_lte': return compare(field, value, node.value as Scalar) <= 0
-    case '_gt': return compare(field, value, node.value as Scalar) > 0
-    case '_gte': return compare(field, value, node.value as Scalar) >= 0
-    case '_in': return list.some((item) => compare(field, value, item) === 0)
-    case '_nin': return !list.some((item) => compare(field, value, item) === 0)
-    case '_between': return compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0
-    case '_nbetween': return !(compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0)
-    default: return matchesPattern(node, String(value))
+    case '_lt':
+      return compare(field, value, node.value as Scalar) < 0
+    case '_lte':
+      return compare(field, value, node.value as Scalar) <= 0
+    case '_gt':
+      return compare(field, value, node.value as Scalar) > 0
+    case '_gte':
+      return compare(field, value, node.value as Scalar) >= 0
+    case '_in':
+      return list.some((item) => compare(field, value, item) === 0)
+    case '_nin':
+      return !list.some((item) => compare(field, value, item) === 0)
+    case '_between':
+      return compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0
+    case '_nbetween':
+      return !(compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0)
+    default:
+      return matchesPattern(node, String(value))
   }
 }
 
 const firstField = (node: FilterNode): string =>
-  node.kind === 'and' || node.kind === 'or' ? (node.children.length > 0 ? firstField(node.children[0]) : '') : node.kind === 'comparison' ? node.field.name : ''
+  node.kind === 'and' || node.kind === 'or'
+    ? node.children.length > 0
+      ? firstField(node.children[0])
+      : ''
+    : node.kind === 'comparison'
+      ? node.field.name
+      : ''
 
 /**
  * The conditions `values` breaks, one error each; an `_or` that fails is one error. Conditions on fields the
  * payload does not hold are not checked: an update only answers for what it changes.
  */
-export function validationErrors(node: FilterNode, values: ReadonlyMap<Field, unknown>, collection: Collection, item?: number): FailedValidationError[] {
+export function validationErrors(
+  node: FilterNode,
+  values: ReadonlyMap<Field, unknown>,
+  collection: Collection,
+  item?: number,
+): FailedValidationError[] {
   const extras = { collection: collection.name, ...(item === undefined ? {} : { item }) }
   switch (node.kind) {
     case 'and':
@@ -81,7 +110,13 @@ export function validationErrors(node: FilterNode, values: ReadonlyMap<Field, un
     case 'comparison': {
       if (!values.has(node.field) || matches(node, values.get(node.field) as Scalar)) return []
       const field = node.field.name
-      return [new FailedValidationError(`Field "${field}" does not satisfy the "${node.operator}" rule.`, { field, type: node.operator, ...extras })]
+      return [
+        new FailedValidationError(`Field "${field}" does not satisfy the "${node.operator}" rule.`, {
+          field,
+          type: node.operator,
+          ...extras,
+        }),
+      ]
     }
     default:
       // Rules are checked at resolution to compare own fields only.

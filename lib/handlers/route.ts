@@ -86,7 +86,12 @@ async function requestContext(services: Services, req: Request, collection: Coll
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
     const raw = readQueryString(req.originalUrl ?? req.url, services.queryString)
-    const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, { collection: collection.name, context: access.context, db: services.knex })
+    const hooked = await services.lifecycle.before(
+      collection,
+      'beforeRead',
+      { ...raw },
+      { collection: collection.name, context: access.context, db: services.knex },
+    )
     return parseQuery(hooked as RawQuery, collection, parser)
   }
   const query = (): Promise<Query> => (parsed ??= parse())

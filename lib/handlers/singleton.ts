@@ -21,7 +21,10 @@ export const readSingleton: ItemsHandler = async (_req, res, { collection, repos
   assertReadable()
   const parsed = await query()
   // The row as the caller sees it: one outside their read rule is absent, and so are its versions.
-  const delta = parsed.version === null ? null : await versions.requestedDelta(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
+  const delta =
+    parsed.version === null
+      ? null
+      : await versions.requestedDelta(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
   sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
 }

@@ -44,7 +44,10 @@ function parseAggregates(raw: unknown, collection: Collection, schema: SchemaVie
       nodes.push({ fn: fn as AggregateFunction, field: member })
     }
   }
-  if (nodes.some((node) => node.fn === 'count' && node.field === null) && nodes.some((node) => node.fn === 'count' && node.field !== null)) {
+  if (
+    nodes.some((node) => node.fn === 'count' && node.field === null) &&
+    nodes.some((node) => node.fn === 'count' && node.field !== null)
+  ) {
     // Both would answer under "count": a number for *, an object of fields otherwise.
     throw new InvalidQueryError('"aggregate[count]" takes either * or fields, not both')
   }
@@ -76,17 +79,24 @@ function parseAggregateSort(raw: unknown, aggregates: readonly AggregateNode[], 
     const [fn, field] = name.split('.')
     const aggregate = aggregates.find((candidate) => candidate.fn === fn && (candidate.field?.name ?? undefined) === field)
     if (aggregate) return { target: { kind: 'aggregate', aggregate }, direction }
-    throw new InvalidQueryError(`Cannot sort by "${name}": with aggregate or groupBy, sort by a group field or an aggregate such as count.id`)
+    throw new InvalidQueryError(
+      `Cannot sort by "${name}": with aggregate or groupBy, sort by a group field or an aggregate such as count.id`,
+    )
   })
   // The group keys, ascending, end every order: groups with equal aggregates come out the same everywhere.
   for (const group of groupBy) {
-    if (!sort.some(({ target }) => target.kind === 'group' && target.group === group)) sort.push({ target: { kind: 'group', group }, direction: 'asc' })
+    if (!sort.some(({ target }) => target.kind === 'group' && target.group === group))
+      sort.push({ target: { kind: 'group', group }, direction: 'asc' })
   }
   return sort
 }
 
 /** Null when the request neither aggregates nor groups. */
-export function parseAggregateQuery(raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown }, collection: Collection, schema: SchemaView): AggregateQuery | null {
+export function parseAggregateQuery(
+  raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown },
+  collection: Collection,
+  schema: SchemaView,
+): AggregateQuery | null {
   if (raw.aggregate === undefined && raw.groupBy === undefined) return null
   const aggregates = parseAggregates(raw.aggregate, collection, schema)
   const groupBy = parseGroupBy(raw.groupBy, collection, schema)

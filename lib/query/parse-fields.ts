@@ -59,7 +59,14 @@ function deepOf(deep: unknown, output: string): Record<string, unknown> {
  * Checks a whole `deep` tree against the schema, also where `fields` does not reach, so that a typo is a 400
  * and not a silently ignored setting: list options only on one-to-many relations, other keys only relations.
  */
-function checkDeep(deep: Record<string, unknown>, collection: Collection, schema: SchemaView, where: string, onList: boolean, aliases: Readonly<Record<string, string>> = {}): void {
+function checkDeep(
+  deep: Record<string, unknown>,
+  collection: Collection,
+  schema: SchemaView,
+  where: string,
+  onList: boolean,
+  aliases: Readonly<Record<string, string>> = {},
+): void {
   for (const [key, value] of Object.entries(deep)) {
     if (key.startsWith('_')) {
       if (!DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"${where}`)
@@ -97,7 +104,8 @@ function toNode(entry: Entry, depth: number, deep: unknown, context: Context): F
   const related = context.schema.collections.get(relatedName)!
   const nested = deepOf(deep, output)
   const children = paths === null ? null : resolveLevel(related, paths, depth + 1, backMember(member, related), nested, context)
-  if (member.kind === 'field') return { kind: 'm2o', output, field: member, related, children: children!, scope: context.schema.scope(related) }
+  if (member.kind === 'field')
+    return { kind: 'm2o', output, field: member, related, children: children!, scope: context.schema.scope(related) }
   return { kind: 'o2m', output, relation: member, related, children, selection: parseDeepSelection(nested, related, context) }
 }
 
@@ -132,7 +140,9 @@ function resolveLevel(
     const member = context.schema.member(collection, aliases[head] ?? head)
     if (!member) throw new InvalidQueryError(`Field "${head}" does not exist in collection "${collection.name}"`)
     if (rest.length > 0 && !isRelation(member)) {
-      throw new InvalidQueryError(`Field "${head}" of collection "${collection.name}" is not a relation, so "${[head, ...rest].join('.')}" cannot go through it`)
+      throw new InvalidQueryError(
+        `Field "${head}" of collection "${collection.name}" is not a relation, so "${[head, ...rest].join('.')}" cannot go through it`,
+      )
     }
     add(head, member, rest.length > 0 ? rest : null)
   }

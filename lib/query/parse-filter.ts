@@ -45,9 +45,8 @@ const NOW_FORM: Partial<Record<FieldType, (iso: string) => string>> = {
   time: (iso) => iso.slice(11, 19),
 }
 
-
 function describeValue(raw: unknown): string {
-  return typeof raw === 'string' ? `"${raw}"` : JSON.stringify(raw) ?? String(raw)
+  return typeof raw === 'string' ? `"${raw}"` : (JSON.stringify(raw) ?? String(raw))
 }
 
 function coerce(field: Field, operator: FilterOperator, raw: unknown, context: Context): Scalar {
@@ -196,7 +195,8 @@ function parseRelationConditions(relation: O2MRelation, raw: unknown, context: C
       implicit[key] = value
     }
   }
-  if (Object.keys(implicit).length > 0) nodes.push({ ...common, quantifier: 'some', filter: both(scope, parseGroup(implicit, related, depth + 1)) })
+  if (Object.keys(implicit).length > 0)
+    nodes.push({ ...common, quantifier: 'some', filter: both(scope, parseGroup(implicit, related, depth + 1)) })
   return nodes
 }
 
@@ -227,7 +227,9 @@ function parseGroup(raw: Record<string, unknown>, context: Context, depth: numbe
       const member = context.schema.member(context.collection, key)
       if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
       children.push(
-        ...(member.kind === 'o2m' ? parseRelationConditions(member, value, context, depth) : parseFieldConditions(member, value, context, depth)),
+        ...(member.kind === 'o2m'
+          ? parseRelationConditions(member, value, context, depth)
+          : parseFieldConditions(member, value, context, depth)),
       )
     }
   }

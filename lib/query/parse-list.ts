@@ -6,7 +6,10 @@ export function parseList(raw: unknown, parameter: string): string[] {
   const parts = Array.isArray(raw) ? raw : [raw]
   return parts.flatMap((part) => {
     if (typeof part !== 'string') throw new InvalidQueryError(`"${parameter}" must be a comma-separated list`)
-    return part.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+    return part
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
   })
 }
 

@@ -16,14 +16,22 @@ function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect):
   const exactSum = dialect.exactSum !== null && (node.field.type === 'decimal' || node.field.type === 'bigInteger')
   const text = FIELD_TYPES[node.field.type].family === 'string'
   switch (node.fn) {
-    case 'count': return 'count(??)'
-    case 'countDistinct': return `count(distinct ${text ? dialect.exactTextValue('??') : '??'})`
-    case 'sum': return exactSum ? `${dialect.exactSum}(??)` : 'sum(??)'
-    case 'sumDistinct': return exactSum ? `${dialect.exactSum}(distinct ??)` : 'sum(distinct ??)'
-    case 'avg': return `avg(${dialect.toDouble('??')})`
-    case 'avgDistinct': return `avg(distinct ${dialect.toDouble('??')})`
-    case 'min': return 'min(??)'
-    case 'max': return 'max(??)'
+    case 'count':
+      return 'count(??)'
+    case 'countDistinct':
+      return `count(distinct ${text ? dialect.exactTextValue('??') : '??'})`
+    case 'sum':
+      return exactSum ? `${dialect.exactSum}(??)` : 'sum(??)'
+    case 'sumDistinct':
+      return exactSum ? `${dialect.exactSum}(distinct ??)` : 'sum(distinct ??)'
+    case 'avg':
+      return `avg(${dialect.toDouble('??')})`
+    case 'avgDistinct':
+      return `avg(distinct ${dialect.toDouble('??')})`
+    case 'min':
+      return 'min(??)'
+    case 'max':
+      return 'max(??)'
   }
 }
 
@@ -109,7 +117,11 @@ export async function aggregateItems(
     // Groups order by their expression (PostgreSQL allows COLLATE there, not on an output alias); aggregates by alias.
     const term =
       target.kind === 'group'
-        ? dialect.orderBy(groupExpression(target.group, table, dialect), direction, !target.group.operand && FIELD_TYPES[target.group.field.type].family === 'string')
+        ? dialect.orderBy(
+            groupExpression(target.group, table, dialect),
+            direction,
+            !target.group.operand && FIELD_TYPES[target.group.field.type].family === 'string',
+          )
         : dialect.orderBy({ sql: '??', bindings: [aggregateAlias(aggregate.aggregates.indexOf(target.aggregate))] }, direction, false)
     qb.orderByRaw(term.sql, term.bindings)
   }

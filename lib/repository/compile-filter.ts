@@ -37,18 +37,42 @@ function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'compari
       if (node.value === null) qb.whereNotNull(column)
       else qb.where(column, '<>', one())
       return
-    case '_lt': qb.where(column, '<', one()); return
-    case '_lte': qb.where(column, '<=', one()); return
-    case '_gt': qb.where(column, '>', one()); return
-    case '_gte': qb.where(column, '>=', one()); return
-    case '_in': qb.whereIn(column, many()); return
-    case '_nin': qb.whereNotIn(column, many()); return
-    case '_null': qb.whereNull(column); return
-    case '_nnull': qb.whereNotNull(column); return
-    case '_empty': qb.where((inner) => inner.whereNull(column).orWhere(column, '=', '')); return
-    case '_nempty': qb.whereNotNull(column).where(column, '<>', ''); return
-    case '_between': qb.whereBetween(column, many() as [Knex.Value, Knex.Value]); return
-    case '_nbetween': qb.whereNotBetween(column, many() as [Knex.Value, Knex.Value]); return
+    case '_lt':
+      qb.where(column, '<', one())
+      return
+    case '_lte':
+      qb.where(column, '<=', one())
+      return
+    case '_gt':
+      qb.where(column, '>', one())
+      return
+    case '_gte':
+      qb.where(column, '>=', one())
+      return
+    case '_in':
+      qb.whereIn(column, many())
+      return
+    case '_nin':
+      qb.whereNotIn(column, many())
+      return
+    case '_null':
+      qb.whereNull(column)
+      return
+    case '_nnull':
+      qb.whereNotNull(column)
+      return
+    case '_empty':
+      qb.where((inner) => inner.whereNull(column).orWhere(column, '=', ''))
+      return
+    case '_nempty':
+      qb.whereNotNull(column).where(column, '<>', '')
+      return
+    case '_between':
+      qb.whereBetween(column, many() as [Knex.Value, Knex.Value])
+      return
+    case '_nbetween':
+      qb.whereNotBetween(column, many() as [Knex.Value, Knex.Value])
+      return
     default:
       // Pattern operators returned above; a new operator must be handled here.
       throw new Error(`Unhandled filter operator ${operator}`)
@@ -128,21 +152,32 @@ function compileFunction(qb: Where, node: Extract<FilterNode, { kind: 'function'
     qb.whereRaw(template, [...bindings, ...extra] as Knex.RawBinding[])
   }
   switch (node.operator) {
-    case '_eq': return node.value === null ? raw(`${sql} is null`, []) : raw(`${sql} = ?`)
-    case '_neq': return node.value === null ? raw(`${sql} is not null`, []) : raw(`${sql} <> ?`)
-    case '_lt': return raw(`${sql} < ?`)
-    case '_lte': return raw(`${sql} <= ?`)
-    case '_gt': return raw(`${sql} > ?`)
-    case '_gte': return raw(`${sql} >= ?`)
+    case '_eq':
+      return node.value === null ? raw(`${sql} is null`, []) : raw(`${sql} = ?`)
+    case '_neq':
+      return node.value === null ? raw(`${sql} is not null`, []) : raw(`${sql} <> ?`)
+    case '_lt':
+      return raw(`${sql} < ?`)
+    case '_lte':
+      return raw(`${sql} <= ?`)
+    case '_gt':
+      return raw(`${sql} > ?`)
+    case '_gte':
+      return raw(`${sql} >= ?`)
     case '_in':
       if (values.length === 0) qb.whereRaw(MATCH_NOTHING)
       else raw(`${sql} in (${list})`)
       return
-    case '_nin': return values.length === 0 ? undefined : raw(`${sql} not in (${list})`)
-    case '_between': return raw(`${sql} between ? and ?`)
-    case '_nbetween': return raw(`${sql} not between ? and ?`)
-    case '_null': return raw(`${sql} is null`, [])
-    case '_nnull': return raw(`${sql} is not null`, [])
+    case '_nin':
+      return values.length === 0 ? undefined : raw(`${sql} not in (${list})`)
+    case '_between':
+      return raw(`${sql} between ? and ?`)
+    case '_nbetween':
+      return raw(`${sql} not between ? and ?`)
+    case '_null':
+      return raw(`${sql} is null`, [])
+    case '_nnull':
+      return raw(`${sql} is not null`, [])
     default:
       throw new Error(`Unhandled function operator ${node.operator}`)
   }
@@ -212,7 +247,10 @@ function searchCondition(field: Field, term: string): ((qb: Where, dialect: Dial
     case 'number':
     case 'uuid': {
       const value = spec.fromText(term.trim())
-      return value === undefined ? null : (qb, dialect) => qb.orWhere(field.column, '=', toStorage(field, value, dialect))
+      if (value === undefined) return null
+      return (qb, dialect) => {
+        qb.orWhere(field.column, '=', toStorage(field, value, dialect))
+      }
     }
     default:
       return null

@@ -89,7 +89,14 @@ function likePattern(term: string, anchor: PatternSpec['anchor']): string {
 }
 
 const POSTGRES_PARTS: Readonly<Record<DatePart, string>> = {
-  year: 'YEAR', month: 'MONTH', week: 'WEEK', day: 'DAY', weekday: 'DOW', hour: 'HOUR', minute: 'MINUTE', second: 'SECOND',
+  year: 'YEAR',
+  month: 'MONTH',
+  week: 'WEEK',
+  day: 'DAY',
+  weekday: 'DOW',
+  hour: 'HOUR',
+  minute: 'MINUTE',
+  second: 'SECOND',
 }
 const MYSQL_PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
   year: (v) => `YEAR(${v})`,
@@ -103,7 +110,14 @@ const MYSQL_PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
 }
 /** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
 const SQLITE_PARTS: Readonly<Record<DatePart, string>> = {
-  year: '%Y', month: '%m', week: '%V', day: '%d', weekday: '%w', hour: '%H', minute: '%M', second: '%S',
+  year: '%Y',
+  month: '%m',
+  week: '%V',
+  day: '%d',
+  weekday: '%w',
+  hour: '%H',
+  minute: '%M',
+  second: '%S',
 }
 
 const postgres: Dialect = {
@@ -223,10 +237,7 @@ export function dialectOf(knex: Knex): Dialect {
   const client = typeof config.client === 'string' ? config.client : (knex.client as { dialect?: string }).dialect
   const dialect = client === undefined ? undefined : BY_CLIENT[client]
   if (!dialect) {
-    throw new ConfigError(
-      'CONFIG_UNSUPPORTED_CLIENT',
-      `knex client "${String(client)}" is not supported; use better-sqlite3, pg or mysql2`,
-    )
+    throw new ConfigError('CONFIG_UNSUPPORTED_CLIENT', `knex client "${String(client)}" is not supported; use better-sqlite3, pg or mysql2`)
   }
   return dialect
 }

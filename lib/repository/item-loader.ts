@@ -89,7 +89,11 @@ export class ItemLoader {
 
   private orderTerms(collection: Collection, selection: Selection): SqlFragment {
     const terms = selection.sort.map((node) =>
-      this.dialect.orderBy(sortExpression(this.knex, collection, node, this.dialect), node.direction, !node.operand && FIELD_TYPES[node.field.type].family === 'string'),
+      this.dialect.orderBy(
+        sortExpression(this.knex, collection, node, this.dialect),
+        node.direction,
+        !node.operand && FIELD_TYPES[node.field.type].family === 'string',
+      ),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
@@ -144,11 +148,22 @@ export class ItemLoader {
   }
 
   /** The items of `collection` with these keys and within `scope`, by key id: one statement per chunk of keys. */
-  async byKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[], scope: FilterNode | null = null): Promise<Map<string, Item>> {
+  async byKeys(
+    db: Db,
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    fields: readonly FieldNode[],
+    scope: FilterNode | null = null,
+  ): Promise<Map<string, Item>> {
     const pk = collection.primaryKey
     const rows: Row[] = []
     for (const part of chunk(keys, this.dialect.maxParameters)) {
-      const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect)))
+      const qb = db(collection.table)
+        .select(this.columns(collection, fields))
+        .whereIn(
+          pk.column,
+          part.map((key) => toStorage(pk, key, this.dialect)),
+        )
       if (scope) compileFilter(qb, scope, this.dialect, collection.table)
       rows.push(...(await qb))
     }
@@ -157,7 +172,11 @@ export class ItemLoader {
   }
 
   /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */
-  private async children(db: Db, node: Extract<FieldNode, { kind: 'o2m' }>, parentKeys: readonly PrimaryKey[]): Promise<Map<string, unknown[]>> {
+  private async children(
+    db: Db,
+    node: Extract<FieldNode, { kind: 'o2m' }>,
+    parentKeys: readonly PrimaryKey[],
+  ): Promise<Map<string, unknown[]>> {
     const { related, selection } = node
     const foreignKey = related.members.get(node.relation.foreignKey) as Field
     const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
@@ -182,7 +201,14 @@ export class ItemLoader {
    * One statement for the related rows of a chunk of parents. A per-parent limit or offset numbers each
    * parent's rows with ROW_NUMBER() (SQLite 3.25+, MariaDB 10.2+, MySQL 8, PostgreSQL) and keeps a window of them.
    */
-  private childRows(db: Db, related: Collection, fields: readonly FieldNode[], foreignKey: Field, parents: readonly PrimaryKey[], selection: Selection): Promise<Row[]> {
+  private childRows(
+    db: Db,
+    related: Collection,
+    fields: readonly FieldNode[],
+    foreignKey: Field,
+    parents: readonly PrimaryKey[],
+    selection: Selection,
+  ): Promise<Row[]> {
     const byParent: FilterNode = { kind: 'comparison', field: foreignKey, operator: '_in', value: parents }
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
     const order = this.orderTerms(related, selection)

@@ -59,7 +59,12 @@ export class ItemsRepository {
   }
 
   /** The items with these keys within `scope`, in the order of `keys`; keys without such an item are skipped. */
-  async readByKeys(collection: Collection, keys: readonly PrimaryKey[], fields: readonly FieldNode[], scope: FilterNode | null = null): Promise<Item[]> {
+  async readByKeys(
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    fields: readonly FieldNode[],
+    scope: FilterNode | null = null,
+  ): Promise<Item[]> {
     const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields, scope)
     return keys.map((key) => byKey.get(keyId(key))).filter((item): item is Item => item !== undefined)
   }
@@ -90,7 +95,12 @@ export class ItemsRepository {
 
   /** Applies each set's payload to its keys (checked beforehand with `checkKeys`). */
   async update(trx: Db, collection: Collection, sets: readonly UpdateSet[], visible: ScopeOf = everyRow): Promise<void> {
-    await this.checkReferences(trx, collection, sets.map((set) => set.payload), visible)
+    await this.checkReferences(
+      trx,
+      collection,
+      sets.map((set) => set.payload),
+      visible,
+    )
     for (const set of sets) await this.updateKeys(trx, collection, set)
   }
 
@@ -114,7 +124,12 @@ export class ItemsRepository {
   async delete(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
     for (const part of chunk(keys, this.dialect.maxParameters)) {
-      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).delete()
+      await trx(collection.table)
+        .whereIn(
+          pk.column,
+          part.map((key) => toStorage(pk, key, this.dialect)),
+        )
+        .delete()
     }
   }
 
@@ -122,13 +137,21 @@ export class ItemsRepository {
    * Checks keys a write names: a key without an item within `visible` is a 404, as if missing, and one within
    * it but outside `allowed` a 403 (null: no limit). One statement, two when `allowed` is set.
    */
-  async checkKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], visible: FilterNode | null = null, allowed: FilterNode | null = null): Promise<void> {
+  async checkKeys(
+    db: Db,
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    visible: FilterNode | null = null,
+    allowed: FilterNode | null = null,
+  ): Promise<void> {
     const unique = [...new Set(keys)]
     const found = await this.existingKeys(db, collection, unique, visible)
     const missing = unique.filter((key) => !found.has(keyId(key)))
     if (missing.length > 0) {
       throw new NotFoundError(
-        missing.length === 1 ? `Item "${missing[0]}" not found in "${collection.name}".` : `${missing.length} items not found in "${collection.name}".`,
+        missing.length === 1
+          ? `Item "${missing[0]}" not found in "${collection.name}".`
+          : `${missing.length} items not found in "${collection.name}".`,
         { collection: collection.name, keys: missing },
       )
     }
@@ -152,7 +175,13 @@ export class ItemsRepository {
 
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
   async firstKey(collection: Collection, scope: FilterNode | null = null): Promise<PrimaryKey | null> {
-    const [key] = await this.findKeys(this.knex, collection, { filter: scope, search: null, sort: [{ field: collection.primaryKey, direction: 'asc', path: [] }], limit: 1, offset: 0 })
+    const [key] = await this.findKeys(this.knex, collection, {
+      filter: scope,
+      search: null,
+      sort: [{ field: collection.primaryKey, direction: 'asc', path: [] }],
+      limit: 1,
+      offset: 0,
+    })
     return key ?? null
   }
 
@@ -169,7 +198,12 @@ export class ItemsRepository {
   }
 
   /** Which of `keys` name an item of `collection` within `scope`, as key ids. One query per chunk. */
-  private async existingKeys(db: Db, collection: Collection, keys: readonly PrimaryKey[], scope: FilterNode | null = null): Promise<Set<string>> {
+  private async existingKeys(
+    db: Db,
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    scope: FilterNode | null = null,
+  ): Promise<Set<string>> {
     return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [], scope)).keys())
   }
 
@@ -199,7 +233,12 @@ export class ItemsRepository {
     if (Object.keys(row).length === 0) return
     const pk = collection.primaryKey
     for (const part of chunk(set.keys, this.dialect.maxParameters)) {
-      await trx(collection.table).whereIn(pk.column, part.map((key) => toStorage(pk, key, this.dialect))).update(row)
+      await trx(collection.table)
+        .whereIn(
+          pk.column,
+          part.map((key) => toStorage(pk, key, this.dialect)),
+        )
+        .update(row)
     }
   }
 
@@ -211,7 +250,12 @@ export class ItemsRepository {
    * `visible` counts as missing, so a write cannot probe for rows the writer may not read.
    */
   private async checkReferences(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf): Promise<void> {
-    const batchKeys = new Set(payloads.map((payload) => payload.get(collection.primaryKey)).filter((key) => key != null).map(keyId))
+    const batchKeys = new Set(
+      payloads
+        .map((payload) => payload.get(collection.primaryKey))
+        .filter((key) => key != null)
+        .map(keyId),
+    )
     for (const field of collection.fields) {
       if (field.references === undefined) continue
       const values = [...new Set(payloads.map((payload) => payload.get(field)).filter((value) => value != null))] as PrimaryKey[]

@@ -30,16 +30,25 @@ function fromPostgres(error: DriverError): Mapped | null {
   const key = /Key \(([^)]+)\)=\((.*)\)/.exec(detail)
   const keyed = key ? { field: key[1], value: key[2] } : {}
   switch (error.code) {
-    case '23505': return { code: 'RECORD_NOT_UNIQUE', ...keyed }
+    case '23505':
+      return { code: 'RECORD_NOT_UNIQUE', ...keyed }
     // On a delete, the key in the detail is the deleted item's own, not a foreign key.
-    case '23503': return detail.includes('still referenced') ? { code: 'INVALID_FOREIGN_KEY', referenced: true } : { code: 'INVALID_FOREIGN_KEY', ...keyed }
-    case '23502': return { code: 'NOT_NULL_VIOLATION', field: typeof error.column === 'string' ? error.column : undefined }
-    case '22001': return { code: 'VALUE_TOO_LONG' }
-    case '22003': return { code: 'VALUE_OUT_OF_RANGE' }
+    case '23503':
+      return detail.includes('still referenced')
+        ? { code: 'INVALID_FOREIGN_KEY', referenced: true }
+        : { code: 'INVALID_FOREIGN_KEY', ...keyed }
+    case '23502':
+      return { code: 'NOT_NULL_VIOLATION', field: typeof error.column === 'string' ? error.column : undefined }
+    case '22001':
+      return { code: 'VALUE_TOO_LONG' }
+    case '22003':
+      return { code: 'VALUE_OUT_OF_RANGE' }
     case '22P02':
     case '22007':
-    case '22008': return { code: 'INVALID_PAYLOAD' }
-    default: return null
+    case '22008':
+      return { code: 'INVALID_PAYLOAD' }
+    default:
+      return null
   }
 }
 
@@ -87,12 +96,17 @@ function fromSqlite(error: DriverError, message: string): Mapped | null {
   const field = /constraint failed: [^.\s]+\.(\w+)/.exec(message)?.[1]
   switch (error.code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
-    case 'SQLITE_CONSTRAINT_PRIMARYKEY': return { code: 'RECORD_NOT_UNIQUE', field }
-    case 'SQLITE_CONSTRAINT_NOTNULL': return { code: 'NOT_NULL_VIOLATION', field }
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      return { code: 'RECORD_NOT_UNIQUE', field }
+    case 'SQLITE_CONSTRAINT_NOTNULL':
+      return { code: 'NOT_NULL_VIOLATION', field }
     // Writes are checked against references before they run, so this is a delete of a referenced row.
-    case 'SQLITE_CONSTRAINT_FOREIGNKEY': return { code: 'INVALID_FOREIGN_KEY', referenced: true }
-    case 'SQLITE_TOOBIG': return { code: 'VALUE_TOO_LONG' }
-    default: return null
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      return { code: 'INVALID_FOREIGN_KEY', referenced: true }
+    case 'SQLITE_TOOBIG':
+      return { code: 'VALUE_TOO_LONG' }
+    default:
+      return null
   }
 }
 
@@ -118,7 +132,9 @@ export function mapDbError(error: unknown, collection: Collection): unknown {
     ...(field && mapped.value !== undefined ? { value: mapped.value } : {}),
   }
   if (mapped.referenced) {
-    return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, { cause: error })
+    return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, {
+      cause: error,
+    })
   }
   const base = MESSAGES[mapped.code] ?? mapped.code
   const message = mapped.code === 'INVALID_PAYLOAD' ? base : `${base}${field ? ` (field "${field}")` : ''}.`

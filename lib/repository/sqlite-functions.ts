@@ -8,7 +8,13 @@ interface SqliteConnection {
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown
   aggregate(
     name: string,
-    options: { safeIntegers: boolean; deterministic: boolean; start: () => ExactSum; step: (total: ExactSum, value: unknown) => ExactSum; result: (total: ExactSum) => string | null },
+    options: {
+      safeIntegers: boolean
+      deterministic: boolean
+      start: () => ExactSum
+      step: (total: ExactSum, value: unknown) => ExactSum
+      result: (total: ExactSum) => string | null
+    },
   ): unknown
 }
 

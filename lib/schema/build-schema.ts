@@ -8,12 +8,28 @@ import { isPlainObject } from '../is-plain-object'
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 
 const COLLECTION_KEYS: KnownKeys<CollectionDefinition> = {
-  table: true, singleton: true, fields: true, schema: true, versioning: true, defaultLimit: true, maxLimit: true, maxBatchSize: true,
-  access: true, hooks: true,
+  table: true,
+  singleton: true,
+  fields: true,
+  schema: true,
+  versioning: true,
+  defaultLimit: true,
+  maxLimit: true,
+  maxBatchSize: true,
+  access: true,
+  hooks: true,
 }
 const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
-  type: true, primaryKey: true, autoIncrement: true, nullable: true, default: true, maxLength: true, scale: true,
-  readonly: true, hidden: true, references: true,
+  type: true,
+  primaryKey: true,
+  autoIncrement: true,
+  nullable: true,
+  default: true,
+  maxLength: true,
+  scale: true,
+  readonly: true,
+  hidden: true,
+  references: true,
 }
 const O2M_KEYS = { type: true, collection: true, foreignKey: true } as const
 function checkKeys(given: object, known: object, where: string): void {
@@ -21,7 +37,6 @@ function checkKeys(given: object, known: object, where: string): void {
     if (!Object.hasOwn(known, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `${where}.${key} is not a known option`)
   }
 }
-
 
 export function checkPositiveInteger(value: unknown, where: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) {
@@ -54,7 +69,8 @@ function buildField(collection: string, name: string, definition: ScalarFieldDef
   }
   if (definition.maxLength !== undefined) {
     checkPositiveInteger(definition.maxLength, `${where}.maxLength`)
-    if (FIELD_TYPES[type].family !== 'string') throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
+    if (FIELD_TYPES[type].family !== 'string')
+      throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
   }
   if (definition.scale !== undefined && (type !== 'decimal' || !Number.isSafeInteger(definition.scale) || definition.scale < 0)) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: scale must be a non-negative integer on a decimal field`)
@@ -113,10 +129,7 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
   const fields = [...members.values()].filter((member): member is Field => member.kind === 'field')
   const primaryKeys = fields.filter((field) => field.primaryKey)
   if (primaryKeys.length !== 1) {
-    throw new ConfigError(
-      'CONFIG_MISSING_PRIMARY_KEY',
-      `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`,
-    )
+    throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`)
   }
   return Object.freeze({
     name,

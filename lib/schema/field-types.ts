@@ -39,9 +39,7 @@ const INT64_MAX = 2n ** 63n - 1n
 /** Integers outside the column's range are refused here: PostgreSQL fails a query that binds one. */
 function integerFromJson(value: unknown): number | undefined {
   const number = typeof value === 'string' ? (INTEGER_TEXT.test(value) ? Number(value) : undefined) : value
-  return Number.isInteger(number) && (number as number) >= INT32_MIN && (number as number) <= INT32_MAX
-    ? (number as number)
-    : undefined
+  return Number.isInteger(number) && (number as number) >= INT32_MIN && (number as number) <= INT32_MAX ? (number as number) : undefined
 }
 
 function bigIntegerFromJson(value: unknown): string | undefined {
@@ -103,9 +101,9 @@ function temporalSpec(format: string, parse: (text: string) => string | null, fr
   return {
     family: 'temporal',
     jsonSchema: () => ({ type: 'string', format }),
-    fromJson: (value) => (typeof value === 'string' ? parse(value) ?? undefined : undefined),
+    fromJson: (value) => (typeof value === 'string' ? (parse(value) ?? undefined) : undefined),
     fromText: (text) => parse(text) ?? undefined,
-    fromDatabase: (raw) => (raw instanceof Date ? fromDate(raw) : parse(String(raw)) ?? String(raw)),
+    fromDatabase: (raw) => (raw instanceof Date ? fromDate(raw) : (parse(String(raw)) ?? String(raw))),
   }
 }
 
@@ -129,7 +127,8 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
   float: {
     family: 'number',
     jsonSchema: () => ({ type: 'number' }),
-    fromJson: (value) => (typeof value === 'number' && Number.isFinite(value) ? value : typeof value === 'string' ? floatFromText(value) : undefined),
+    fromJson: (value) =>
+      typeof value === 'number' && Number.isFinite(value) ? value : typeof value === 'string' ? floatFromText(value) : undefined,
     fromText: floatFromText,
     fromDatabase: (raw) => Number(raw),
   },

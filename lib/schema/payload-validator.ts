@@ -117,7 +117,11 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
     schemaType: 'number',
     validate: (scale: number, data: unknown) => decimalPlaces(data) <= scale,
   })
-  ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data) })
+  ajv.addKeyword({
+    keyword: 'noNul',
+    schemaType: 'boolean',
+    validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data),
+  })
   const compiled: Record<WriteAction, ValidateFunction> = {
     create: ajv.compile(buildJsonSchema(collection, 'create')),
     update: ajv.compile(buildJsonSchema(collection, 'update')),

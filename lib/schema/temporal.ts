@@ -1,7 +1,6 @@
 // Strict parsers for the date and time forms the API accepts, returning the canonical API form or null.
 
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?$/
 
 interface Parts {
@@ -113,14 +112,30 @@ export function resolveNow(text: string, now: Date): string | null {
   const date = new Date(now.getTime())
   const amount = Number(match[1] ?? 0)
   switch ((match[2] ?? 'second').toLowerCase()) {
-    case 'millisecond': date.setTime(date.getTime() + amount); break
-    case 'second': date.setTime(date.getTime() + amount * 1000); break
-    case 'minute': date.setTime(date.getTime() + amount * 60_000); break
-    case 'hour': date.setTime(date.getTime() + amount * 3_600_000); break
-    case 'day': date.setTime(date.getTime() + amount * 86_400_000); break
-    case 'week': date.setTime(date.getTime() + amount * 604_800_000); break
-    case 'month': date.setUTCMonth(date.getUTCMonth() + amount); break
-    case 'year': date.setUTCFullYear(date.getUTCFullYear() + amount); break
+    case 'millisecond':
+      date.setTime(date.getTime() + amount)
+      break
+    case 'second':
+      date.setTime(date.getTime() + amount * 1000)
+      break
+    case 'minute':
+      date.setTime(date.getTime() + amount * 60_000)
+      break
+    case 'hour':
+      date.setTime(date.getTime() + amount * 3_600_000)
+      break
+    case 'day':
+      date.setTime(date.getTime() + amount * 86_400_000)
+      break
+    case 'week':
+      date.setTime(date.getTime() + amount * 604_800_000)
+      break
+    case 'month':
+      date.setUTCMonth(date.getUTCMonth() + amount)
+      break
+    case 'year':
+      date.setUTCFullYear(date.getUTCFullYear() + amount)
+      break
   }
   return date.toISOString()
 }

@@ -137,7 +137,16 @@ export class VersionsService {
     const hash = await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
-    const values = { key, name: this.checkName(body.name), collection: collection.name, item: String(item), hash, delta: null, date_created: now, date_updated: now }
+    const values = {
+      key,
+      name: this.checkName(body.name),
+      collection: collection.name,
+      item: String(item),
+      hash,
+      delta: null,
+      date_created: now,
+      date_updated: now,
+    }
     const [id] = await this.write((trx) => this.repository.create(trx, this.collection, [this.payload(values)])).catch((error: unknown) => {
       // A concurrent create of the same key passed the check above; the unique index caught it.
       throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(key) : error
@@ -159,9 +168,11 @@ export class VersionsService {
         await this.assertKeyFree(collection, this.itemKey(collection, version), changes.key as string)
       }
     }
-    await this.write((trx) => this.repository.update(trx, this.collection, [{ keys: [id], payload: this.payload(changes) }])).catch((error: unknown) => {
-      throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(String(changes.key)) : error
-    })
+    await this.write((trx) => this.repository.update(trx, this.collection, [{ keys: [id], payload: this.payload(changes) }])).catch(
+      (error: unknown) => {
+        throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(String(changes.key)) : error
+      },
+    )
   }
 
   async remove(id: number): Promise<void> {
@@ -183,7 +194,8 @@ export class VersionsService {
       const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
       for (const [field, value] of payload) delta[field.name] = value
       const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
-      if (await this.repository.updateIf(this.collection, id, this.field('delta'), version.delta, changes)) return { ...version, delta, hash }
+      if (await this.repository.updateIf(this.collection, id, this.field('delta'), version.delta, changes))
+        return { ...version, delta, hash }
       version = await this.get(id)
       // MySQL counts only changed rows: a save that changes nothing also answers "no row".
       if (JSON.stringify(version.delta) === JSON.stringify(delta)) return version
@@ -202,7 +214,9 @@ export class VersionsService {
     const item = this.itemKey(collection, version)
     const current = await this.mainHash(collection, item)
     if (body.mainHash !== current) {
-      throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', { mainHash: current })
+      throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
+        mainHash: current,
+      })
     }
     const delta = version.delta ?? {}
     let changes = delta
@@ -226,7 +240,11 @@ export class VersionsService {
       if ((node.kind !== 'field' && node.kind !== 'm2o') || !Object.hasOwn(delta, node.field.name)) continue
       const value = delta[node.field.name]
       if (node.kind === 'field') shown[node.output] = value
-      else shown[node.output] = value == null ? null : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children, node.scope))[0] ?? null)
+      else
+        shown[node.output] =
+          value == null
+            ? null
+            : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children, node.scope))[0] ?? null)
     }
     return shown
   }

@@ -66,16 +66,27 @@ export class ItemsWriter {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
     const rule = await this.access.write(collection, 'create')
-    this.assertWritable(rule, 'create', inputs.map((data, index) => ({ keys: [], data, item: batch ? index : undefined })))
+    this.assertWritable(
+      rule,
+      'create',
+      inputs.map((data, index) => ({ keys: [], data, item: batch ? index : undefined })),
+    )
     const validateAll = (items: readonly unknown[]): Payload[] =>
       collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
     // Without a hook to change them, payloads are checked before the transaction: a bad one costs no SQL.
     const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
     const { keys, payloads } = await repository.transaction(collection, async (trx) => {
-      const payloads = early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
+      const payloads =
+        early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
       return { keys: await repository.create(trx, collection, payloads, this.access.view.scope), payloads }
     })
-    await lifecycle.after(collection, { action: 'create', collection: collection.name, keys, payloads: payloads.map(toItem), context: this.access.context })
+    await lifecycle.after(collection, {
+      action: 'create',
+      collection: collection.name,
+      keys,
+      payloads: payloads.map(toItem),
+      context: this.access.context,
+    })
     return keys
   }
 
@@ -114,7 +125,11 @@ export class ItemsWriter {
    * The update sequence: `resolveKeys` (in the transaction) answers the keys of each change, in order; a
    * by-query change learns its keys only there.
    */
-  private async runUpdate(rule: WriteRule, changes: readonly Change[], resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>): Promise<PrimaryKey[]> {
+  private async runUpdate(
+    rule: WriteRule,
+    changes: readonly Change[],
+    resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>,
+  ): Promise<PrimaryKey[]> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(rule, 'update', changes)
     const validateAll = (datas: readonly unknown[]): Payload[] =>
@@ -125,7 +140,11 @@ export class ItemsWriter {
       const keys = await resolveKeys(trx)
       const payloads =
         early ??
-        validateAll(await inOrder(changes, (change, index) => lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]] })))
+        validateAll(
+          await inOrder(changes, (change, index) =>
+            lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]] }),
+          ),
+        )
       const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index], payload }))
       await repository.update(trx, collection, sets, this.access.view.scope)
       return sets
@@ -161,8 +180,11 @@ export class ItemsWriter {
   private assertWritable(rule: WriteRule, action: WriteAction, changes: readonly Change[]): void {
     const allowed = rule.fields ?? { has: () => true }
     collectErrors(changes, ({ data, item }) => {
-      if (!isPlainObject(data)) throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
-      const refused = Object.keys(data).filter((name) => !allowed.has(name) && !(action === 'update' && name === this.collection.primaryKey.name))
+      if (!isPlainObject(data))
+        throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
+      const refused = Object.keys(data).filter(
+        (name) => !allowed.has(name) && !(action === 'update' && name === this.collection.primaryKey.name),
+      )
       if (refused.length > 0) throw new ItemsErrorList(refused.map((name) => unwritableField(this.collection, name, item)))
     })
   }

@@ -6,7 +6,15 @@ import { isPlainObject } from '../is-plain-object'
 import type { Collection, Schema } from '../schema/collection'
 import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
 
-const HOOK_NAMES: readonly (keyof Hooks)[] = ['beforeRead', 'beforeCreate', 'beforeUpdate', 'beforeDelete', 'afterCreate', 'afterUpdate', 'afterDelete']
+const HOOK_NAMES: readonly (keyof Hooks)[] = [
+  'beforeRead',
+  'beforeCreate',
+  'beforeUpdate',
+  'beforeDelete',
+  'afterCreate',
+  'afterUpdate',
+  'afterDelete',
+]
 
 type BeforeName = Extract<keyof Hooks, `before${string}`>
 type ValueOf<N extends BeforeName> = Parameters<NonNullable<Hooks[N]>>[0]
@@ -27,7 +35,8 @@ export function buildHooks(schema: Schema, definitions: Readonly<Record<string, 
     const where = `collections.${collection.name}.hooks`
     if (!isPlainObject(given)) throw new ConfigError('CONFIG_BAD_HOOK', `${where} must be an object of functions`)
     for (const [name, hook] of Object.entries(given)) {
-      if (!HOOK_NAMES.includes(name as keyof Hooks)) throw new ConfigError('CONFIG_BAD_HOOK', `${where}.${name} is not a hook (${HOOK_NAMES.join(', ')})`)
+      if (!HOOK_NAMES.includes(name as keyof Hooks))
+        throw new ConfigError('CONFIG_BAD_HOOK', `${where}.${name} is not a hook (${HOOK_NAMES.join(', ')})`)
       if (typeof hook !== 'function') throw new ConfigError('CONFIG_BAD_HOOK', `${where}.${name} must be a function`)
     }
     hooks.set(collection, given as Hooks)

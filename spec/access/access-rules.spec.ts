@@ -174,7 +174,10 @@ forEachDialect((ctx) => {
 
     it('answers an ItemsError rejected by an async context with its message and extensions', async () => {
       const logger = recordingLogger()
-      const app = appWith({}, { logger, context: () => Promise.reject(new ItemsError('FORBIDDEN', 'Token expired.', { reason: 'expired' })) })
+      const app = appWith(
+        {},
+        { logger, context: () => Promise.reject(new ItemsError('FORBIDDEN', 'Token expired.', { reason: 'expired' })) },
+      )
       const response = await request(app).get('/api/items/topics/1')
       expect(response.status).toBe(403)
       expect(response.body).toEqual({ errors: [{ message: 'Token expired.', extensions: { code: 'FORBIDDEN', reason: 'expired' } }] })
@@ -290,7 +293,9 @@ forEachDialect((ctx) => {
       it('does not apply to a collection with its own access, which reaches the others through relations', async () => {
         const as = caller(app)
         const article = await as.get('/api/items/articles/7?fields=*,author.name,author.email')
-        expect(article.body).toEqual({ data: { id: 7, title: 'Über alles', author: { name: seed.authors[0]!.name, email: seed.authors[0]!.email } } })
+        expect(article.body).toEqual({
+          data: { id: 7, title: 'Über alles', author: { name: seed.authors[0]!.name, email: seed.authors[0]!.email } },
+        })
         expectError(await as.get('/api/items/articles/7?fields=rating'), 400, 'INVALID_QUERY')
         expect((await as.patch('/api/items/articles/99999', { title: 'x' })).body).toEqual(FORBIDDEN)
       })
@@ -312,7 +317,11 @@ forEachDialect((ctx) => {
       delete: (as) => as.delete('/api/items/topics/999'),
     }
     // An allowed write gets past access and fails on its own terms; none of these writes anything.
-    const allowedAnswer: Record<Action, [number, string]> = { create: [400, 'FAILED_VALIDATION'], update: [404, 'NOT_FOUND'], delete: [404, 'NOT_FOUND'] }
+    const allowedAnswer: Record<Action, [number, string]> = {
+      create: [400, 'FAILED_VALIDATION'],
+      update: [404, 'NOT_FOUND'],
+      delete: [404, 'NOT_FOUND'],
+    }
     /** The same entry for every action. */
     const everyAction = (entry: AccessEntry): Access => ({ read: entry, create: entry, update: entry, delete: entry })
 
@@ -336,7 +345,9 @@ forEachDialect((ctx) => {
       const as = caller(appWith({ topics: everyAction(entry) }), context)
       expect(await idsOf(as.get(TOPIC_LIST))).toEqual(readable)
       const shown = readable[0]!
-      expect((await as.get(`/api/items/topics/${shown}?fields=id,name`)).body).toEqual({ data: { id: shown, name: seed.topics[shown - 1]!.name } })
+      expect((await as.get(`/api/items/topics/${shown}?fields=id,name`)).body).toEqual({
+        data: { id: shown, name: seed.topics[shown - 1]!.name },
+      })
       for (const action of actions) {
         const [status, code] = allowedAnswer[action]
         expectError(await attempt[action](as), status, code)
@@ -441,13 +452,18 @@ forEachDialect((ctx) => {
     })
 
     it('answers 404 for a row outside it, as for a missing one', async () => {
-      const draft = first(articleIds((row) => row.status === 'draft'), 'draft')
+      const draft = first(
+        articleIds((row) => row.status === 'draft'),
+        'draft',
+      )
       const hidden = await request(app).get(`/api/items/articles/${draft}`)
       const missing = await request(app).get('/api/items/articles/99999')
       expectError(hidden, 404, 'NOT_FOUND')
       expect(hidden.body).toEqual(missing.body)
       const shown = first(PUBLISHED, 'published article')
-      expect((await request(app).get(`/api/items/articles/${shown}?fields=id,status`)).body).toEqual({ data: { id: shown, status: 'published' } })
+      expect((await request(app).get(`/api/items/articles/${shown}?fields=id,status`)).body).toEqual({
+        data: { id: shown, status: 'published' },
+      })
     })
 
     it('counts only rows inside it in meta and aggregates', async () => {
@@ -573,10 +589,17 @@ forEachDialect((ctx) => {
     })
 
     it('answers one error per refused field', async () => {
-      const response = await request(narrow).post('/api/items/articles').send({ title: 'Refused', rating: 3, tags: ['a'], author: 1, nope: true })
+      const response = await request(narrow)
+        .post('/api/items/articles')
+        .send({ title: 'Refused', rating: 3, tags: ['a'], author: 1, nope: true })
       expect(response.status).toBe(400)
       expect(response.body).toEqual({
-        errors: [unwritable('articles', 'rating'), unwritable('articles', 'tags'), unwritable('articles', 'author'), unwritable('articles', 'nope')],
+        errors: [
+          unwritable('articles', 'rating'),
+          unwritable('articles', 'tags'),
+          unwritable('articles', 'author'),
+          unwritable('articles', 'nope'),
+        ],
       })
       expect(await rowCount(ctx, 'articles', { title: 'Refused' })).toBe(0)
     })
@@ -584,7 +607,12 @@ forEachDialect((ctx) => {
     it('names the item index of array bodies and writes none of the items', async () => {
       const response = await request(narrow)
         .post('/api/items/articles')
-        .send([{ title: 'Refused' }, { title: 'Refused', rating: 1 }, { title: 'Refused', status: 'draft' }, { title: 'Refused', tags: [], parent: 1 }])
+        .send([
+          { title: 'Refused' },
+          { title: 'Refused', rating: 1 },
+          { title: 'Refused', status: 'draft' },
+          { title: 'Refused', tags: [], parent: 1 },
+        ])
       expect(response.status).toBe(400)
       expect(response.body).toEqual({
         errors: [unwritable('articles', 'rating', 1), unwritable('articles', 'tags', 3), unwritable('articles', 'parent', 3)],
@@ -593,7 +621,9 @@ forEachDialect((ctx) => {
     })
 
     it('creates a payload within `fields`', async () => {
-      const response = await request(narrow).post('/api/items/articles?fields=title,status,rating').send({ title: 'Allowed', status: 'published' })
+      const response = await request(narrow)
+        .post('/api/items/articles?fields=title,status,rating')
+        .send({ title: 'Allowed', status: 'published' })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { title: 'Allowed', status: 'published', rating: null } })
       expect(await rowCount(ctx, 'articles', { title: 'Allowed' })).toBe(1)
@@ -607,7 +637,10 @@ forEachDialect((ctx) => {
       app = appWith({
         articles: {
           read: true,
-          create: { fields: ['title', 'status'], presets: { status: 'published', rating: 4, author: '$CURRENT_USER', parent: '$CURRENT_USER.parent' } },
+          create: {
+            fields: ['title', 'status'],
+            presets: { status: 'published', rating: 4, author: '$CURRENT_USER', parent: '$CURRENT_USER.parent' },
+          },
         },
       })
     })
@@ -644,7 +677,10 @@ forEachDialect((ctx) => {
     })
 
     it('applies presets to every item of an array body', async () => {
-      const response = await caller(app, { user: 7 }).post(`/api/items/articles?${FIELDS}`, [{ title: 'Batch a' }, { title: 'Batch b', status: 'archived' }])
+      const response = await caller(app, { user: 7 }).post(`/api/items/articles?${FIELDS}`, [
+        { title: 'Batch a' },
+        { title: 'Batch b', status: 'archived' },
+      ])
       expect(response.status).toBe(200)
       const rows = response.body.data as Array<{ id: number }>
       expect(response.body).toEqual({
@@ -670,9 +706,13 @@ forEachDialect((ctx) => {
     let either: Express
     beforeAll(async () => {
       await ctx.reset()
-      ranged = appWith({ articles: { read: true, create: { validation: { rating: { _gte: 1, _lte: 3 }, status: { _in: ['draft', 'review'] } } } } })
+      ranged = appWith({
+        articles: { read: true, create: { validation: { rating: { _gte: 1, _lte: 3 }, status: { _in: ['draft', 'review'] } } } },
+      })
       needsPublished = appWith({ articles: { read: true, create: { validation: { status: { _eq: 'published' } } } } })
-      either = appWith({ articles: { read: true, create: { validation: { _or: [{ rating: { _eq: 5 } }, { status: { _eq: 'archived' } }] } } } })
+      either = appWith({
+        articles: { read: true, create: { validation: { _or: [{ rating: { _eq: 5 } }, { status: { _eq: 'archived' } }] } } },
+      })
     })
 
     it('answers one error per failing condition and writes nothing', async () => {
@@ -687,7 +727,9 @@ forEachDialect((ctx) => {
     })
 
     it('creates a payload that satisfies the rule', async () => {
-      const response = await request(ranged).post('/api/items/articles?fields=title,rating,status').send({ title: 'Valid', rating: 3, status: 'review' })
+      const response = await request(ranged)
+        .post('/api/items/articles?fields=title,rating,status')
+        .send({ title: 'Valid', rating: 3, status: 'review' })
       expect(response.body).toEqual({ data: { title: 'Valid', rating: 3, status: 'review' } })
       expect(await rowCount(ctx, 'articles', { title: 'Valid' })).toBe(1)
     })
@@ -713,15 +755,24 @@ forEachDialect((ctx) => {
         ],
       })
       expect(await rowCount(ctx, 'articles', { title: 'Neither' })).toBe(0)
-      expect((await request(either).post('/api/items/articles?fields=title').send({ title: 'Either', rating: 5 })).body).toEqual({ data: { title: 'Either' } })
-      expect((await request(either).post('/api/items/articles?fields=title').send({ title: 'Either', status: 'archived' })).body).toEqual({ data: { title: 'Either' } })
+      expect((await request(either).post('/api/items/articles?fields=title').send({ title: 'Either', rating: 5 })).body).toEqual({
+        data: { title: 'Either' },
+      })
+      expect((await request(either).post('/api/items/articles?fields=title').send({ title: 'Either', status: 'archived' })).body).toEqual({
+        data: { title: 'Either' },
+      })
     })
 
     it('writes no item of a batch when one fails, naming its index', async () => {
       const before = await rowCount(ctx, 'articles')
       const response = await request(ranged)
         .post('/api/items/articles')
-        .send([{ title: 'Batch', rating: 1 }, { title: 'Batch', rating: 4 }, { title: 'Batch', rating: 2 }, { title: 'Batch', status: 'archived' }])
+        .send([
+          { title: 'Batch', rating: 1 },
+          { title: 'Batch', rating: 4 },
+          { title: 'Batch', rating: 2 },
+          { title: 'Batch', status: 'archived' },
+        ])
       expect(response.status).toBe(400)
       // Item 3 leaves rating out: the row would hold null, which fails both range checks.
       expect(response.body).toEqual({
@@ -751,7 +802,10 @@ forEachDialect((ctx) => {
       const { title, status, rating, author } = seed.articles[id - 1]!
       return { id, title, status, rating, author }
     }
-    const lowRated = first(articleIds((row) => row.rating === 1 && row.status !== 'archived'), 'article rated 1')
+    const lowRated = first(
+      articleIds((row) => row.rating === 1 && row.status !== 'archived'),
+      'article rated 1',
+    )
 
     it('refuses a field outside `fields` like an unknown one, changing nothing', async () => {
       const response = await request(app).patch('/api/items/articles/5').send({ title: 'Changed', tags: [], author: 2 })
@@ -761,7 +815,12 @@ forEachDialect((ctx) => {
     })
 
     it('names the item index in the array form and changes nothing', async () => {
-      const response = await request(app).patch('/api/items/articles').send([{ id: 5, title: 'Changed' }, { id: 6, tags: [] }])
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send([
+          { id: 5, title: 'Changed' },
+          { id: 6, tags: [] },
+        ])
       expect(response.status).toBe(400)
       expect(response.body).toEqual({ errors: [unwritable('articles', 'tags', 1)] })
       expect(await storedArticle(5)).toEqual(seeded(5))
@@ -789,7 +848,12 @@ forEachDialect((ctx) => {
     })
 
     it('fails a batch when one change breaks validation, naming its index, and writes none', async () => {
-      const response = await request(app).patch('/api/items/articles').send([{ id: 5, title: 'Fine' }, { id: 6, rating: 1 }])
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send([
+          { id: 5, title: 'Fine' },
+          { id: 6, rating: 1 },
+        ])
       expect(response.status).toBe(400)
       expect(response.body).toEqual({ errors: [broken('articles', 'rating', '_gte', 1)] })
       expect(await storedArticle(5)).toEqual(seeded(5))
@@ -856,7 +920,10 @@ forEachDialect((ctx) => {
     })
 
     it('touches only rows in read ∩ update ∩ query for { query, data }', async () => {
-      const response = await as().patch('/api/items/articles?fields=id', { query: { filter: { rating: { _eq: 5 } } }, data: { title: 'Bulk' } })
+      const response = await as().patch('/api/items/articles?fields=id', {
+        query: { filter: { rating: { _eq: 5 } } },
+        data: { title: 'Bulk' },
+      })
       expect(response.status).toBe(200)
       const expected = articleIds((row) => row.author === 3 && isPublished(row) && row.rating === 5)
       expect(expected.length).toBeGreaterThan(1)
@@ -867,11 +934,22 @@ forEachDialect((ctx) => {
     it('applies the array form only when every item is in both scopes', async () => {
       const [a, b] = OWN_PUBLISHED
       const other = first(OTHER_PUBLISHED, 'published article of another author')
-      const refused = await as().patch('/api/items/articles', [{ id: a, title: 'A' }, { id: other, title: 'B' }])
+      const refused = await as().patch('/api/items/articles', [
+        { id: a, title: 'A' },
+        { id: other, title: 'B' },
+      ])
       expect(refused.body).toEqual(FORBIDDEN)
       expect(await titles([a!, other])).toEqual([titleOf(a!), titleOf(other)])
-      const response = await as().patch('/api/items/articles?fields=id,title', [{ id: a, title: 'A' }, { id: b, title: 'B' }])
-      expect(response.body).toEqual({ data: [{ id: a, title: 'A' }, { id: b, title: 'B' }] })
+      const response = await as().patch('/api/items/articles?fields=id,title', [
+        { id: a, title: 'A' },
+        { id: b, title: 'B' },
+      ])
+      expect(response.body).toEqual({
+        data: [
+          { id: a, title: 'A' },
+          { id: b, title: 'B' },
+        ],
+      })
     })
 
     it('lets the caller update an own row it cannot read, answering 204', async () => {
@@ -885,7 +963,10 @@ forEachDialect((ctx) => {
     it('matches nothing for a caller without a user', async () => {
       const own = first(OWN_PUBLISHED, 'own published article')
       expect((await caller(app, {}).patch(`/api/items/articles/${own}`, { title: 'x' })).body).toEqual(FORBIDDEN)
-      const bulk = await caller(app, {}).patch('/api/items/articles', { query: { filter: { rating: { _eq: 5 } } }, data: { title: 'Bulk' } })
+      const bulk = await caller(app, {}).patch('/api/items/articles', {
+        query: { filter: { rating: { _eq: 5 } } },
+        data: { title: 'Bulk' },
+      })
       expect(bulk.body).toEqual({ data: [] })
       expect(await rowCount(ctx, 'articles', { title: 'Bulk' })).toBe(0)
     })
@@ -971,7 +1052,12 @@ forEachDialect((ctx) => {
         .post('/api/items/articles?fields=title,status')
         .send([{ title: 'Batch 1', status: 'published' }, { title: 'Batch 2' }, { title: 'Batch 3', status: 'published' }])
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ data: [{ title: 'Batch 1', status: 'published' }, { title: 'Batch 3', status: 'published' }] })
+      expect(response.body).toEqual({
+        data: [
+          { title: 'Batch 1', status: 'published' },
+          { title: 'Batch 3', status: 'published' },
+        ],
+      })
       expect(await rowCount(ctx, 'articles')).toBe(ALL_ARTICLES.length + 3)
       expect(await rowCount(ctx, 'articles', { title: 'Batch 2', status: 'draft' })).toBe(1)
     })
@@ -986,7 +1072,12 @@ forEachDialect((ctx) => {
 
     it('answers only the readable items of an updated batch', async () => {
       const [a, b] = PUBLISHED
-      const response = await request(app).patch('/api/items/articles?fields=id,title').send([{ id: a, status: 'archived' }, { id: b, title: 'Kept' }])
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,title')
+        .send([
+          { id: a, status: 'archived' },
+          { id: b, title: 'Kept' },
+        ])
       expect(response.body).toEqual({ data: [{ id: b, title: 'Kept' }] })
       expect(await ctx.knex('articles').where({ id: a }).first('status')).toEqual({ status: 'archived' })
     })
@@ -1010,7 +1101,13 @@ forEachDialect((ctx) => {
       beforeEach(() => ctx.reset({ settings: true }))
 
       it('applies the update rule: fields and presets', async () => {
-        const app = appWith({ settings: { read: true, update: { fields: ['site_name'], presets: { items_per_page: 50 } }, create: { presets: { tagline: 'Created' } } } })
+        const app = appWith({
+          settings: {
+            read: true,
+            update: { fields: ['site_name'], presets: { items_per_page: 50 } },
+            create: { presets: { tagline: 'Created' } },
+          },
+        })
         const refused = await request(app).patch('/api/items/settings').send({ tagline: 'No' })
         expect(refused.status).toBe(400)
         expect(refused.body).toEqual({ errors: [unwritable('settings', 'tagline')] })
@@ -1031,7 +1128,13 @@ forEachDialect((ctx) => {
       beforeEach(() => ctx.reset())
 
       it('applies the create rule when the update creates the row', async () => {
-        const app = appWith({ settings: { read: true, update: { fields: ['site_name'], presets: { items_per_page: 50 } }, create: { presets: { tagline: 'Created' } } } })
+        const app = appWith({
+          settings: {
+            read: true,
+            update: { fields: ['site_name'], presets: { items_per_page: 50 } },
+            create: { presets: { tagline: 'Created' } },
+          },
+        })
         const response = await request(app).patch('/api/items/settings').send({ site_name: 'Fresh' })
         expect(response.body).toEqual({ data: { id: 1, site_name: 'Fresh', tagline: 'Created', items_per_page: 10 } })
         expect(await storedSettings()).toEqual([{ id: 1, site_name: 'Fresh', tagline: 'Created', items_per_page: 10 }])
@@ -1056,25 +1159,62 @@ forEachDialect((ctx) => {
     type Answer = (context: ItemsContext) => unknown
     /** What each action's function answers, by the caller's `case`; well-formed (true) for the other cases. */
     const MALFORMED: Record<string, { action: keyof Access; answer: unknown; send: (as: ReturnType<typeof caller>) => request.Test }> = {
-      'create fields naming an unknown field': { action: 'create', answer: { fields: ['nope'] }, send: (as) => as.post('/api/items/articles', { title: 'Malformed' }) },
-      'create presets naming an unknown field': { action: 'create', answer: { presets: { nope: 1 } }, send: (as) => as.post('/api/items/articles', [{ title: 'Malformed' }]) },
-      'an unknown rule key': { action: 'update', answer: { fields: ['title'], where: {} }, send: (as) => as.patch('/api/items/articles/5', { title: 'Malformed' }) },
-      'fields that are not a list': { action: 'update', answer: { fields: 'title' }, send: (as) => as.patch('/api/items/articles/5', { title: 'Malformed' }) },
-      'a filter that is not an object': { action: 'update', answer: { filter: 'author' }, send: (as) => as.patch('/api/items/articles', { keys: [5], data: { title: 'Malformed' } }) },
-      'a filter naming an unknown field': { action: 'delete', answer: { filter: { nope: { _eq: 1 } } }, send: (as) => as.delete('/api/items/articles/300') },
-      'a validation through a relation': { action: 'create', answer: { validation: { author: { name: { _eq: 'x' } } } }, send: (as) => as.post('/api/items/articles', { title: 'Malformed' }) },
-      'nothing': { action: 'create', answer: undefined, send: (as) => as.post('/api/items/articles', { title: 'Malformed' }) },
-      'read fields naming an unknown field': { action: 'read', answer: { fields: ['title', 'nope'] }, send: (as) => as.get('/api/items/articles/5') },
+      'create fields naming an unknown field': {
+        action: 'create',
+        answer: { fields: ['nope'] },
+        send: (as) => as.post('/api/items/articles', { title: 'Malformed' }),
+      },
+      'create presets naming an unknown field': {
+        action: 'create',
+        answer: { presets: { nope: 1 } },
+        send: (as) => as.post('/api/items/articles', [{ title: 'Malformed' }]),
+      },
+      'an unknown rule key': {
+        action: 'update',
+        answer: { fields: ['title'], where: {} },
+        send: (as) => as.patch('/api/items/articles/5', { title: 'Malformed' }),
+      },
+      'fields that are not a list': {
+        action: 'update',
+        answer: { fields: 'title' },
+        send: (as) => as.patch('/api/items/articles/5', { title: 'Malformed' }),
+      },
+      'a filter that is not an object': {
+        action: 'update',
+        answer: { filter: 'author' },
+        send: (as) => as.patch('/api/items/articles', { keys: [5], data: { title: 'Malformed' } }),
+      },
+      'a filter naming an unknown field': {
+        action: 'delete',
+        answer: { filter: { nope: { _eq: 1 } } },
+        send: (as) => as.delete('/api/items/articles/300'),
+      },
+      'a validation through a relation': {
+        action: 'create',
+        answer: { validation: { author: { name: { _eq: 'x' } } } },
+        send: (as) => as.post('/api/items/articles', { title: 'Malformed' }),
+      },
+      nothing: { action: 'create', answer: undefined, send: (as) => as.post('/api/items/articles', { title: 'Malformed' }) },
+      'read fields naming an unknown field': {
+        action: 'read',
+        answer: { fields: ['title', 'nope'] },
+        send: (as) => as.get('/api/items/articles/5'),
+      },
     }
     const logger = recordingLogger()
     let app: Express
     beforeAll(async () => {
       await ctx.reset()
-      const entry = (action: keyof Access): Answer => async (context) => {
-        const malformed = MALFORMED[String(context.case)]
-        return malformed?.action === action ? malformed.answer : true
-      }
-      app = appWith({ articles: { read: entry('read'), create: entry('create'), update: entry('update'), delete: entry('delete') } as Access }, { logger })
+      const entry =
+        (action: keyof Access): Answer =>
+        async (context) => {
+          const malformed = MALFORMED[String(context.case)]
+          return malformed?.action === action ? malformed.answer : true
+        }
+      app = appWith(
+        { articles: { read: entry('read'), create: entry('create'), update: entry('update'), delete: entry('delete') } as Access },
+        { logger },
+      )
     })
     beforeEach(() => {
       logger.errors.length = 0
@@ -1128,8 +1268,16 @@ forEachDialect((ctx) => {
       const response = await request(app).patch('/api/items/articles/1').send({ author: 7 })
       expect(response.status).toBe(400)
       expect(response.body).toEqual(invalidKey(7))
-      expect(await storedArticle(1)).toEqual({ id: 1, title: seed.articles[0]!.title, status: seed.articles[0]!.status, rating: seed.articles[0]!.rating, author: seed.articles[0]!.author })
-      const batch = await request(app).patch('/api/items/articles').send({ keys: [2, 3], data: { author: 6 } })
+      expect(await storedArticle(1)).toEqual({
+        id: 1,
+        title: seed.articles[0]!.title,
+        status: seed.articles[0]!.status,
+        rating: seed.articles[0]!.rating,
+        author: seed.articles[0]!.author,
+      })
+      const batch = await request(app)
+        .patch('/api/items/articles')
+        .send({ keys: [2, 3], data: { author: 6 } })
       expect(batch.body).toEqual(invalidKey(6))
     })
   })

@@ -146,8 +146,18 @@ describe('validationErrors: dates, date-times and timestamps', () => {
     ['date _gte across years', { day: { _gte: '2000-01-01' } }, { day: '1999-12-31' }, false],
     ['dateTime _lte to the second', { starts_at: { _lte: '2024-03-10T02:30:00' } }, { starts_at: '2024-03-10T02:30:00' }, true],
     ['dateTime _lt one second later', { starts_at: { _lt: '2024-03-10T02:30:00' } }, { starts_at: '2024-03-10T02:30:01' }, false],
-    ['timestamp _eq given with an offset', { logged_at: { _eq: '2024-05-01T12:00:00+02:00' } }, { logged_at: '2024-05-01T10:00:00.000Z' }, true],
-    ['timestamp _gt given with an offset', { logged_at: { _gt: '2024-05-01T12:00:00+02:00' } }, { logged_at: '2024-05-01T10:00:00.001Z' }, true],
+    [
+      'timestamp _eq given with an offset',
+      { logged_at: { _eq: '2024-05-01T12:00:00+02:00' } },
+      { logged_at: '2024-05-01T10:00:00.000Z' },
+      true,
+    ],
+    [
+      'timestamp _gt given with an offset',
+      { logged_at: { _gt: '2024-05-01T12:00:00+02:00' } },
+      { logged_at: '2024-05-01T10:00:00.001Z' },
+      true,
+    ],
     ['timestamp _lt by milliseconds', { logged_at: { _lt: '2024-05-01T10:00:00.000Z' } }, { logged_at: '2024-05-01T10:00:00.001Z' }, false],
     ['time _gte', { alarm: { _gte: '07:00:00' } }, { alarm: '07:30:00' }, true],
     ['time _lt', { alarm: { _lt: '07:00:00' } }, { alarm: '07:30:00' }, false],
@@ -168,7 +178,12 @@ describe('validationErrors: strings, uuids and booleans with _eq/_neq/_in/_nin',
     ['string _nin listed', { label: { _nin: ['draft', 'review'] } }, { label: 'draft' }, false],
     ['integer _in', { count: { _in: [1, 2, 3] } }, { count: 2 }, true],
     ['integer _nin', { count: { _nin: [1, 2, 3] } }, { count: 2 }, false],
-    ['uuid _eq ignores the case of the rule', { ref: { _eq: '7D444840-9DC0-11D1-B245-5FFDCE74FAD2' } }, { ref: '7d444840-9dc0-11d1-b245-5ffdce74fad2' }, true],
+    [
+      'uuid _eq ignores the case of the rule',
+      { ref: { _eq: '7D444840-9DC0-11D1-B245-5FFDCE74FAD2' } },
+      { ref: '7d444840-9dc0-11d1-b245-5ffdce74fad2' },
+      true,
+    ],
     ['uuid _neq', { ref: { _neq: '7d444840-9dc0-11d1-b245-5ffdce74fad2' } }, { ref: '7d444840-9dc0-11d1-b245-5ffdce74fad2' }, false],
     ['boolean _eq true', { active: { _eq: true } }, { active: true }, true],
     ['boolean _eq true against false', { active: { _eq: true } }, { active: false }, false],
@@ -244,7 +259,12 @@ describe('validationErrors: _between and _nbetween', () => {
     ['bigInteger beyond 2^53', { big: { _between: ['9007199254740993', '9007199254740995'] } }, { big: '9007199254740992' }, false],
     ['date inside', { day: { _between: ['2024-01-01', '2024-12-31'] } }, { day: '2024-02-29' }, true],
     ['date _nbetween inside', { day: { _nbetween: ['2024-01-01', '2024-12-31'] } }, { day: '2024-02-29' }, false],
-    ['timestamp inside, bounds with offsets', { logged_at: { _between: ['2024-05-01T11:00:00+02:00', '2024-05-01T13:00:00+02:00'] } }, { logged_at: '2024-05-01T10:00:00.000Z' }, true],
+    [
+      'timestamp inside, bounds with offsets',
+      { logged_at: { _between: ['2024-05-01T11:00:00+02:00', '2024-05-01T13:00:00+02:00'] } },
+      { logged_at: '2024-05-01T10:00:00.000Z' },
+      true,
+    ],
     ['from comma-separated text', { count: { _between: '1,10' } }, { count: 3 }, true],
   ])
 })
@@ -330,7 +350,13 @@ describe('validationErrors: _and and _or', () => {
   })
 
   it('reports a failing _or beside the failing conditions around it', () => {
-    const raw = { _and: [{ active: { _eq: true } }, { _or: [{ label: { _starts_with: 'A' } }, { label: { _starts_with: 'B' } }] }, { count: { _gt: 0 } }] }
+    const raw = {
+      _and: [
+        { active: { _eq: true } },
+        { _or: [{ label: { _starts_with: 'A' } }, { label: { _starts_with: 'B' } }] },
+        { count: { _gt: 0 } },
+      ],
+    }
     expect(errorsOf(raw, { active: false, label: 'Cat', count: 0 })).toEqual([
       failure('active', '_eq'),
       {

@@ -85,7 +85,10 @@ forEachDialect((ctx) => {
         collections,
         defaultAccess: false,
         logger: recordingLogger(),
-        context: (req) => ({ user: { id: Number(req.header('x-user')), tenant: Number(req.header('x-tenant')) }, role: req.header('x-role') }),
+        context: (req) => ({
+          user: { id: Number(req.header('x-user')), tenant: Number(req.header('x-tenant')) },
+          role: req.header('x-role'),
+        }),
       }),
     )
   })
@@ -112,7 +115,10 @@ forEachDialect((ctx) => {
 
   it('gives budget to admins only; for members it does not exist', async () => {
     const asAdmin = await request(app).get('/api/items/projects?fields=name,budget').set(admin)
-    expect(asAdmin.body.data).toEqual([{ name: 'Apollo', budget: '1000.00' }, { name: 'Gemini', budget: null }])
+    expect(asAdmin.body.data).toEqual([
+      { name: 'Apollo', budget: '1000.00' },
+      { name: 'Gemini', budget: null },
+    ])
     const asMember = await request(app).get('/api/items/projects?fields=name,budget').set(ada)
     expect(asMember.status).toBe(400)
     expect(asMember.body.errors[0].message).toBe('Invalid query. Field "budget" does not exist in collection "projects".')

@@ -120,7 +120,12 @@ const SHAPE_CASES: Case[] = [
   ['count=* is a bare number', 'articles', 'aggregate[count]=*', [{ count: ARTICLES.length }]],
   ['count=id nests the field', 'articles', 'aggregate[count]=id', [{ count: { id: ARTICLES.length } }]],
   ['count=rating counts non-null values', 'articles', 'aggregate[count]=rating', [{ count: { rating: RATINGS.length } }]],
-  ['count of a json field counts non-null values', 'articles', 'aggregate[count]=tags', [{ count: { tags: ARTICLES.filter((row) => row.tags !== null).length } }]],
+  [
+    'count of a json field counts non-null values',
+    'articles',
+    'aggregate[count]=tags',
+    [{ count: { tags: ARTICLES.filter((row) => row.tags !== null).length } }],
+  ],
   [
     'several functions and fields make one object',
     'articles',
@@ -147,7 +152,12 @@ const SHAPE_CASES: Case[] = [
     'groupBy=month(published_at)&aggregate[count]=*',
     withCount(groupRows(ARTICLES, [{ name: 'published_at_month', of: (row) => monthOf(row.published_at) }])),
   ],
-  ['groupBy=status,author gives two keys', 'articles', 'groupBy=status,author&aggregate[count]=*&limit=-1', withCount(groupRows(ARTICLES, [STATUS, AUTHOR]))],
+  [
+    'groupBy=status,author gives two keys',
+    'articles',
+    'groupBy=status,author&aggregate[count]=*&limit=-1',
+    withCount(groupRows(ARTICLES, [STATUS, AUTHOR])),
+  ],
   [
     'groupBy a field and a date function',
     'articles',
@@ -155,7 +165,12 @@ const SHAPE_CASES: Case[] = [
     groupRows(ARTICLES, [PUBLISHED_YEAR, STATUS]).map((group) => ({ ...group.key, count: { id: group.rows.length } })),
   ],
   ['groupBy without aggregate: the distinct groups', 'articles', 'groupBy=status', groupRows(ARTICLES, [STATUS]).map((group) => group.key)],
-  ['groupBy author without aggregate: NULL first, then by key', 'articles', 'groupBy=author', groupRows(ARTICLES, [AUTHOR]).map((group) => group.key)],
+  [
+    'groupBy author without aggregate: NULL first, then by key',
+    'articles',
+    'groupBy=author',
+    groupRows(ARTICLES, [AUTHOR]).map((group) => group.key),
+  ],
   [
     'groupBy with several functions per group',
     'articles',
@@ -202,7 +217,12 @@ const FUNCTION_CASES: Case[] = [
   ['sumDistinct count', 'samples', 'aggregate[sumDistinct]=count', [{ sumDistinct: { count: sum(distinct(COUNTS)) } }]],
   ['avg count', 'samples', 'aggregate[avg]=count', [{ avg: { count: avg(COUNTS) } }]],
   ['avgDistinct count', 'samples', 'aggregate[avgDistinct]=count', [{ avgDistinct: { count: avg(distinct(COUNTS)) } }]],
-  ['min and max count', 'samples', 'aggregate[min]=count&aggregate[max]=count', [{ min: { count: Math.min(...COUNTS) }, max: { count: Math.max(...COUNTS) } }]],
+  [
+    'min and max count',
+    'samples',
+    'aggregate[min]=count&aggregate[max]=count',
+    [{ min: { count: Math.min(...COUNTS) }, max: { count: Math.max(...COUNTS) } }],
+  ],
   [
     'sum of int32 extremes only',
     'samples',
@@ -218,55 +238,132 @@ const FUNCTION_CASES: Case[] = [
     'aggregate[sum]=big&filter[count][_gt]=10',
     [{ sum: { big: bigSum(present(SAMPLES.filter((row) => row.count !== null && row.count > 10).map((row) => row.big))) } }],
   ],
-  ['min and max big (strings)', 'samples', 'aggregate[min]=big&aggregate[max]=big', [{ min: { big: [...BIGS].sort(compareBig)[0] }, max: { big: [...BIGS].sort(compareBig).at(-1) } }]],
+  [
+    'min and max big (strings)',
+    'samples',
+    'aggregate[min]=big&aggregate[max]=big',
+    [{ min: { big: [...BIGS].sort(compareBig)[0] }, max: { big: [...BIGS].sort(compareBig).at(-1) } }],
+  ],
   // The exact average is 43 / 5; doubles summed in a different order would drift by a unit or two.
   ['avg big', 'samples', 'aggregate[avg]=big', [{ avg: { big: Number(BigInt(bigSum(BIGS))) / BIGS.length } }]],
-  ['count and countDistinct big', 'samples', 'aggregate[count]=big&aggregate[countDistinct]=big', [{ count: { big: BIGS.length }, countDistinct: { big: distinct(BIGS).length } }]],
+  [
+    'count and countDistinct big',
+    'samples',
+    'aggregate[count]=big&aggregate[countDistinct]=big',
+    [{ count: { big: BIGS.length }, countDistinct: { big: distinct(BIGS).length } }],
+  ],
   // decimal: exact strings with the field's scale
   ['sum price (decimal string with scale)', 'samples', 'aggregate[sum]=price', [{ sum: { price: decimalSum(PRICES) } }]],
   ['sumDistinct price', 'samples', 'aggregate[sumDistinct]=price', [{ sumDistinct: { price: decimalSum(distinct(PRICES)) } }]],
   ['sum price of one row keeps the scale', 'samples', 'aggregate[sum]=price&filter[price][_eq]=12.5', [{ sum: { price: '12.50' } }]],
-  ['sum price of negatives', 'samples', 'aggregate[sum]=price&filter[price][_lt]=1', [{ sum: { price: decimalSum(PRICES.filter((price) => Number(price) < 1)) } }]],
+  [
+    'sum price of negatives',
+    'samples',
+    'aggregate[sum]=price&filter[price][_lt]=1',
+    [{ sum: { price: decimalSum(PRICES.filter((price) => Number(price) < 1)) } }],
+  ],
   ['avg price (a number)', 'samples', 'aggregate[avg]=price', [{ avg: { price: avg(PRICES.map(Number)) } }]],
   ['min and max price', 'samples', 'aggregate[min]=price&aggregate[max]=price', [{ min: { price: '-3.00' }, max: { price: '99999.99' } }]],
   // float
   ['sum ratio', 'samples', 'aggregate[sum]=ratio', [{ sum: { ratio: sum(RATIOS) } }]],
   ['avg ratio', 'samples', 'aggregate[avg]=ratio', [{ avg: { ratio: avg(RATIOS) } }]],
-  ['min and max ratio', 'samples', 'aggregate[min]=ratio&aggregate[max]=ratio', [{ min: { ratio: Math.min(...RATIOS) }, max: { ratio: Math.max(...RATIOS) } }]],
+  [
+    'min and max ratio',
+    'samples',
+    'aggregate[min]=ratio&aggregate[max]=ratio',
+    [{ min: { ratio: Math.min(...RATIOS) }, max: { ratio: Math.max(...RATIOS) } }],
+  ],
   // temporal: min and max in the field's JSON form
-  ['min and max published_at (dateTime)', 'articles', 'aggregate[min]=published_at&aggregate[max]=published_at', [{ min: { published_at: minText(PUBLISHED) }, max: { published_at: maxText(PUBLISHED) } }]],
-  ['min and max starts_at (dateTime)', 'samples', 'aggregate[min]=starts_at&aggregate[max]=starts_at', [{ min: { starts_at: minText(sampleValues('starts_at')) }, max: { starts_at: maxText(sampleValues('starts_at')) } }]],
-  ['min and max day (date)', 'samples', 'aggregate[min]=day&aggregate[max]=day', [{ min: { day: minText(sampleValues('day')) }, max: { day: maxText(sampleValues('day')) } }]],
+  [
+    'min and max published_at (dateTime)',
+    'articles',
+    'aggregate[min]=published_at&aggregate[max]=published_at',
+    [{ min: { published_at: minText(PUBLISHED) }, max: { published_at: maxText(PUBLISHED) } }],
+  ],
+  [
+    'min and max starts_at (dateTime)',
+    'samples',
+    'aggregate[min]=starts_at&aggregate[max]=starts_at',
+    [{ min: { starts_at: minText(sampleValues('starts_at')) }, max: { starts_at: maxText(sampleValues('starts_at')) } }],
+  ],
+  [
+    'min and max day (date)',
+    'samples',
+    'aggregate[min]=day&aggregate[max]=day',
+    [{ min: { day: minText(sampleValues('day')) }, max: { day: maxText(sampleValues('day')) } }],
+  ],
   [
     'min and max logged_at (timestamp, ISO Z)',
     'samples',
     'aggregate[min]=logged_at&aggregate[max]=logged_at',
     [{ min: { logged_at: minInstant(sampleValues('logged_at')) }, max: { logged_at: maxInstant(sampleValues('logged_at')) } }],
   ],
-  ['min and max alarm (time)', 'samples', 'aggregate[min]=alarm&aggregate[max]=alarm', [{ min: { alarm: minText(sampleValues('alarm')) }, max: { alarm: maxText(sampleValues('alarm')) } }]],
-  ['countDistinct published_at', 'articles', 'aggregate[countDistinct]=published_at', [{ countDistinct: { published_at: distinct(PUBLISHED).length } }]],
+  [
+    'min and max alarm (time)',
+    'samples',
+    'aggregate[min]=alarm&aggregate[max]=alarm',
+    [{ min: { alarm: minText(sampleValues('alarm')) }, max: { alarm: maxText(sampleValues('alarm')) } }],
+  ],
+  [
+    'countDistinct published_at',
+    'articles',
+    'aggregate[countDistinct]=published_at',
+    [{ countDistinct: { published_at: distinct(PUBLISHED).length } }],
+  ],
   // other families
-  ['count and countDistinct status (string)', 'articles', 'aggregate[count]=status&aggregate[countDistinct]=status', [{ count: { status: ARTICLES.length }, countDistinct: { status: distinct(ARTICLES.map((row) => row.status)).length } }]],
-  ['countDistinct author (m2o key)', 'articles', 'aggregate[countDistinct]=author', [{ countDistinct: { author: distinct(present(ARTICLES.map((row) => row.author))).length } }]],
-  ['count and countDistinct active (boolean)', 'samples', 'aggregate[count]=active&aggregate[countDistinct]=active', [{ count: { active: sampleValues('active').length }, countDistinct: { active: distinct(sampleValues('active')).length } }]],
-  ['count and countDistinct ref (uuid)', 'samples', 'aggregate[count]=ref&aggregate[countDistinct]=ref', [{ count: { ref: sampleValues('ref').length }, countDistinct: { ref: distinct(sampleValues('ref')).length } }]],
-  ['count payload (json)', 'samples', 'aggregate[count]=payload', [{ count: { payload: SAMPLES.filter((row) => row.payload !== null).length } }]],
-  ['countDistinct label', 'samples', 'aggregate[countDistinct]=label', [{ countDistinct: { label: distinct(sampleValues('label')).length } }]],
+  [
+    'count and countDistinct status (string)',
+    'articles',
+    'aggregate[count]=status&aggregate[countDistinct]=status',
+    [{ count: { status: ARTICLES.length }, countDistinct: { status: distinct(ARTICLES.map((row) => row.status)).length } }],
+  ],
+  [
+    'countDistinct author (m2o key)',
+    'articles',
+    'aggregate[countDistinct]=author',
+    [{ countDistinct: { author: distinct(present(ARTICLES.map((row) => row.author))).length } }],
+  ],
+  [
+    'count and countDistinct active (boolean)',
+    'samples',
+    'aggregate[count]=active&aggregate[countDistinct]=active',
+    [{ count: { active: sampleValues('active').length }, countDistinct: { active: distinct(sampleValues('active')).length } }],
+  ],
+  [
+    'count and countDistinct ref (uuid)',
+    'samples',
+    'aggregate[count]=ref&aggregate[countDistinct]=ref',
+    [{ count: { ref: sampleValues('ref').length }, countDistinct: { ref: distinct(sampleValues('ref')).length } }],
+  ],
+  [
+    'count payload (json)',
+    'samples',
+    'aggregate[count]=payload',
+    [{ count: { payload: SAMPLES.filter((row) => row.payload !== null).length } }],
+  ],
+  [
+    'countDistinct label',
+    'samples',
+    'aggregate[countDistinct]=label',
+    [{ countDistinct: { label: distinct(sampleValues('label')).length } }],
+  ],
   // nothing matches: counts are 0, everything else null
   [
     'every function over no rows',
     'articles',
     'filter[rating][_eq]=99&aggregate[count]=rating&aggregate[countDistinct]=rating&aggregate[sum]=rating&aggregate[sumDistinct]=rating&aggregate[avg]=rating&aggregate[avgDistinct]=rating&aggregate[min]=rating,published_at&aggregate[max]=rating',
-    [{
-      count: { rating: 0 },
-      countDistinct: { rating: 0 },
-      sum: { rating: null },
-      sumDistinct: { rating: null },
-      avg: { rating: null },
-      avgDistinct: { rating: null },
-      min: { rating: null, published_at: null },
-      max: { rating: null },
-    }],
+    [
+      {
+        count: { rating: 0 },
+        countDistinct: { rating: 0 },
+        sum: { rating: null },
+        sumDistinct: { rating: null },
+        avg: { rating: null },
+        avgDistinct: { rating: null },
+        min: { rating: null, published_at: null },
+        max: { rating: null },
+      },
+    ],
   ],
   ['count=* over no rows is one row with 0', 'articles', 'filter[rating][_eq]=99&aggregate[count]=*', [{ count: 0 }]],
   ['groupBy over no rows gives no groups', 'articles', 'filter[rating][_eq]=99&groupBy=status&aggregate[count]=*', []],
@@ -275,12 +372,27 @@ const FUNCTION_CASES: Case[] = [
 /** Typed groupings: each key in its field's JSON form, ordered by the column's own order. */
 const sampleGroups = (spec: KeySpec<SampleRow>): Item[] => withCount(groupRows(SAMPLES, [spec]))
 const GROUP_TYPE_CASES: Case[] = [
-  ['groupBy big: strings in numeric order', 'samples', 'groupBy=big&aggregate[count]=*', sampleGroups({ name: 'big', of: (row) => row.big, order: compareBig })],
-  ['groupBy price: decimal strings in numeric order', 'samples', 'groupBy=price&aggregate[count]=*', sampleGroups({ name: 'price', of: (row) => row.price, order: (a, b) => Number(a) - Number(b) })],
+  [
+    'groupBy big: strings in numeric order',
+    'samples',
+    'groupBy=big&aggregate[count]=*',
+    sampleGroups({ name: 'big', of: (row) => row.big, order: compareBig }),
+  ],
+  [
+    'groupBy price: decimal strings in numeric order',
+    'samples',
+    'groupBy=price&aggregate[count]=*',
+    sampleGroups({ name: 'price', of: (row) => row.price, order: (a, b) => Number(a) - Number(b) }),
+  ],
   ['groupBy ratio', 'samples', 'groupBy=ratio&aggregate[count]=*', sampleGroups({ name: 'ratio', of: (row) => row.ratio })],
   ['groupBy active: booleans', 'samples', 'groupBy=active&aggregate[count]=*', sampleGroups({ name: 'active', of: (row) => row.active })],
   ['groupBy day: dates', 'samples', 'groupBy=day&aggregate[count]=*', sampleGroups({ name: 'day', of: (row) => row.day })],
-  ['groupBy starts_at: dateTimes', 'samples', 'groupBy=starts_at&aggregate[count]=*', sampleGroups({ name: 'starts_at', of: (row) => row.starts_at })],
+  [
+    'groupBy starts_at: dateTimes',
+    'samples',
+    'groupBy=starts_at&aggregate[count]=*',
+    sampleGroups({ name: 'starts_at', of: (row) => row.starts_at }),
+  ],
   [
     'groupBy logged_at: timestamps in ISO Z',
     'samples',
@@ -290,9 +402,24 @@ const GROUP_TYPE_CASES: Case[] = [
   ['groupBy alarm: times', 'samples', 'groupBy=alarm&aggregate[count]=*', sampleGroups({ name: 'alarm', of: (row) => row.alarm })],
   ['groupBy ref: uuids', 'samples', 'groupBy=ref&aggregate[count]=*', sampleGroups({ name: 'ref', of: (row) => row.ref })],
   // 2024-12-31T23:30:00.123Z is 2025 east of UTC: the year is taken in UTC.
-  ['groupBy year(logged_at): in UTC', 'samples', 'groupBy=year(logged_at)&aggregate[count]=*', sampleGroups({ name: 'logged_at_year', of: (row) => yearOf(row.logged_at) })],
-  ['groupBy year(day)', 'samples', 'groupBy=year(day)&aggregate[count]=*', sampleGroups({ name: 'day_year', of: (row) => yearOf(row.day) })],
-  ['groupBy label: unicode in code-point order', 'samples', 'groupBy=label&aggregate[count]=*', sampleGroups({ name: 'label', of: (row) => row.label })],
+  [
+    'groupBy year(logged_at): in UTC',
+    'samples',
+    'groupBy=year(logged_at)&aggregate[count]=*',
+    sampleGroups({ name: 'logged_at_year', of: (row) => yearOf(row.logged_at) }),
+  ],
+  [
+    'groupBy year(day)',
+    'samples',
+    'groupBy=year(day)&aggregate[count]=*',
+    sampleGroups({ name: 'day_year', of: (row) => yearOf(row.day) }),
+  ],
+  [
+    'groupBy label: unicode in code-point order',
+    'samples',
+    'groupBy=label&aggregate[count]=*',
+    sampleGroups({ name: 'label', of: (row) => row.label }),
+  ],
 ]
 
 const byStatus = groupRows(ARTICLES, [STATUS])
@@ -302,10 +429,25 @@ const countOf = (group: Group<ArticleRow>): number => group.rows.length
 const ratedCount = (group: Group<ArticleRow>): number => ratings(group.rows).length
 
 const SORT_CASES: Case[] = [
-  ['sort=-status: by the group, descending', 'articles', 'groupBy=status&aggregate[count]=*&sort=-status', withCount([...byStatus].reverse())],
+  [
+    'sort=-status: by the group, descending',
+    'articles',
+    'groupBy=status&aggregate[count]=*&sort=-status',
+    withCount([...byStatus].reverse()),
+  ],
   ['sort=status: by the group, ascending', 'articles', 'groupBy=status&aggregate[count]=*&sort=status', withCount(byStatus)],
-  ['sort=-count (count=*)', 'articles', 'groupBy=author&aggregate[count]=*&sort=-count&limit=-1', withCount(byAggregate(byAuthor, countOf, 'desc'))],
-  ['sort=count ties broken by the group key ascending', 'articles', 'groupBy=author&aggregate[count]=*&sort=count&limit=-1', withCount(byAggregate(byAuthor, countOf, 'asc'))],
+  [
+    'sort=-count (count=*)',
+    'articles',
+    'groupBy=author&aggregate[count]=*&sort=-count&limit=-1',
+    withCount(byAggregate(byAuthor, countOf, 'desc')),
+  ],
+  [
+    'sort=count ties broken by the group key ascending',
+    'articles',
+    'groupBy=author&aggregate[count]=*&sort=count&limit=-1',
+    withCount(byAggregate(byAuthor, countOf, 'asc')),
+  ],
   [
     'sort=-count.id',
     'articles',
@@ -329,7 +471,10 @@ const SORT_CASES: Case[] = [
     'articles',
     'groupBy=status,author&aggregate[count]=*&sort=-author&limit=-1',
     withCount(
-      groupRows(ARTICLES, [STATUS, AUTHOR]).sort((a, b) => compareScalar(b.key.author as Scalar, a.key.author as Scalar) || compareScalar(a.key.status as Scalar, b.key.status as Scalar)),
+      groupRows(ARTICLES, [STATUS, AUTHOR]).sort(
+        (a, b) =>
+          compareScalar(b.key.author as Scalar, a.key.author as Scalar) || compareScalar(a.key.status as Scalar, b.key.status as Scalar),
+      ),
     ),
   ],
   [
@@ -344,18 +489,31 @@ const SORT_CASES: Case[] = [
     'groupBy=status,rating&aggregate[count]=*&sort=-count,-status&limit=-1',
     withCount(
       groupRows(ARTICLES, [STATUS, RATING]).sort(
-        (a, b) => b.rows.length - a.rows.length || compareScalar(b.key.status as Scalar, a.key.status as Scalar) || compareScalar(a.key.rating as Scalar, b.key.rating as Scalar),
+        (a, b) =>
+          b.rows.length - a.rows.length ||
+          compareScalar(b.key.status as Scalar, a.key.status as Scalar) ||
+          compareScalar(a.key.rating as Scalar, b.key.rating as Scalar),
       ),
     ),
   ],
   ['sort by an aggregate without groupBy', 'articles', 'aggregate[count]=*&sort=-count', [{ count: ARTICLES.length }]],
-  ['sort=-author with groupBy and no aggregate: NULL last', 'articles', 'groupBy=author&sort=-author', [...byAuthor].reverse().map((group) => group.key)],
+  [
+    'sort=-author with groupBy and no aggregate: NULL last',
+    'articles',
+    'groupBy=author&sort=-author',
+    [...byAuthor].reverse().map((group) => group.key),
+  ],
 ]
 
 const authorsByCount = byAggregate(byAuthor, countOf, 'desc')
 const titleGroups = groupRows(ARTICLES, [{ name: 'title', of: (row: ArticleRow) => row.title }]).map((group) => group.key)
 const PAGE_CASES: Case[] = [
-  ['limit and offset over groups', 'articles', 'groupBy=author&aggregate[count]=*&sort=-count&limit=5&offset=3', withCount(authorsByCount.slice(3, 8))],
+  [
+    'limit and offset over groups',
+    'articles',
+    'groupBy=author&aggregate[count]=*&sort=-count&limit=5&offset=3',
+    withCount(authorsByCount.slice(3, 8)),
+  ],
   ['page over groups', 'articles', 'groupBy=author&aggregate[count]=*&sort=-count&limit=4&page=3', withCount(authorsByCount.slice(8, 12))],
   ['offset past the last group', 'articles', 'groupBy=status&aggregate[count]=*&offset=3', []],
   ['limit=0 gives no groups', 'articles', 'groupBy=status&aggregate[count]=*&limit=0', []],
@@ -370,7 +528,10 @@ const FILTER_CASES: Case[] = [
     'filter narrows the rows before grouping',
     'articles',
     'filter[rating][_gte]=4&groupBy=status&aggregate[count]=*&aggregate[avg]=rating',
-    groupRows(where((row) => row.rating !== null && row.rating >= 4), [STATUS]).map((group) => ({ status: group.key.status, count: group.rows.length, avg: { rating: avg(ratings(group.rows)) } })),
+    groupRows(
+      where((row) => row.rating !== null && row.rating >= 4),
+      [STATUS],
+    ).map((group) => ({ status: group.key.status, count: group.rows.length, avg: { rating: avg(ratings(group.rows)) } })),
   ],
   [
     'JSON filter with _or',
@@ -382,13 +543,24 @@ const FILTER_CASES: Case[] = [
     'search (text) narrows the rows',
     'articles',
     'search=river&groupBy=status&aggregate[count]=*',
-    withCount(groupRows(where((row) => fold(row.title).includes('river') || fold(row.status).includes('river')), [STATUS])),
+    withCount(
+      groupRows(
+        where((row) => fold(row.title).includes('river') || fold(row.status).includes('river')),
+        [STATUS],
+      ),
+    ),
   ],
   [
     'search (a number) matches numeric fields too',
     'articles',
     'search=7&aggregate[count]=*',
-    [{ count: where((row) => row.title.includes('7') || row.status.includes('7') || [row.id, row.rating, row.author, row.parent].includes(7)).length }],
+    [
+      {
+        count: where(
+          (row) => row.title.includes('7') || row.status.includes('7') || [row.id, row.rating, row.author, row.parent].includes(7),
+        ).length,
+      },
+    ],
   ],
   [
     'filter and search together',
@@ -409,7 +581,10 @@ const FILTER_CASES: Case[] = [
     'm2o filter with groupBy',
     'articles',
     `filter[author][name][_eq]=${encodeURIComponent(ZOE)}&groupBy=status&aggregate[count]=*&aggregate[sum]=rating`,
-    groupRows(where((row) => authorName(row.author) === ZOE), [STATUS]).map((group) => ({ status: group.key.status, count: group.rows.length, sum: { rating: sum(ratings(group.rows)) } })),
+    groupRows(
+      where((row) => authorName(row.author) === ZOE),
+      [STATUS],
+    ).map((group) => ({ status: group.key.status, count: group.rows.length, sum: { rating: sum(ratings(group.rows)) } })),
   ],
   [
     'o2m filter counts each parent once',
@@ -421,7 +596,12 @@ const FILTER_CASES: Case[] = [
     'o2m _none filter with groupBy',
     'articles',
     'filter[comments][_none][votes][_gt]=20&groupBy=status&aggregate[count]=*',
-    withCount(groupRows(where((row) => !seed.comments.some((comment) => comment.article === row.id && comment.votes > 20)), [STATUS])),
+    withCount(
+      groupRows(
+        where((row) => !seed.comments.some((comment) => comment.article === row.id && comment.votes > 20)),
+        [STATUS],
+      ),
+    ),
   ],
   [
     'two-level relational filter on comments',
@@ -436,7 +616,12 @@ const FILTER_CASES: Case[] = [
     'a filter through count(comments) combined with groupBy',
     'articles',
     'filter[count(comments)][_gte]=5&groupBy=status&aggregate[count]=*',
-    withCount(groupRows(where((row) => commentsOf(row.id) >= 5), [STATUS])),
+    withCount(
+      groupRows(
+        where((row) => commentsOf(row.id) >= 5),
+        [STATUS],
+      ),
+    ),
   ],
 ]
 
@@ -470,7 +655,12 @@ const ERROR_CASES: Array<[label: string, collection: CollectionName, query: stri
   ['sort by the primary key when grouping', 'articles', 'groupBy=status&aggregate[count]=*&sort=id', ['id']],
   ['sort by an aggregate not requested', 'articles', 'groupBy=status&aggregate[count]=*&sort=-count.id', ['count.id']],
   ['sort by count when only count.id is requested', 'articles', 'groupBy=status&aggregate[count]=id&sort=count', ['count']],
-  ['sort by a grouped field under another function', 'articles', 'groupBy=status&aggregate[count]=*&sort=year(published_at)', ['year(published_at)']],
+  [
+    'sort by a grouped field under another function',
+    'articles',
+    'groupBy=status&aggregate[count]=*&sort=year(published_at)',
+    ['year(published_at)'],
+  ],
   ['both aggregate and groupBy empty', 'articles', 'groupBy=', ['groupBy']],
   ['meta with a bad value', 'articles', 'aggregate[count]=*&meta=groups', ['meta']],
   ['filter on an unknown field', 'articles', `aggregate[count]=*&filter[${NO_SUCH_FIELD}][_eq]=1`, [NO_SUCH_FIELD]],
@@ -520,7 +710,11 @@ forEachDialect((ctx) => {
 
   async function get(collection: CollectionName, query: string): Promise<Answer & { statements: number; text: string }> {
     const url = `/api/items/${collection}?${query}`
-    const { result, count } = await ctx.countQueries(() => request(app).get(url).then((response) => response))
+    const { result, count } = await ctx.countQueries(() =>
+      request(app)
+        .get(url)
+        .then((response) => response),
+    )
     const answer: Answer = { status: result.status, body: result.body as Answer['body'] }
     answers.set(url, { ...answers.get(url), [ctx.name]: answer })
     return { ...answer, statements: count, text: result.text }
@@ -558,7 +752,10 @@ forEachDialect((ctx) => {
     })
 
     it('answers counts, averages and integer sums as JSON numbers, exact types as strings', async () => {
-      const response = await get('samples', 'aggregate[count]=*&aggregate[countDistinct]=big&aggregate[avg]=count&aggregate[sum]=count,big,price&aggregate[min]=big,price')
+      const response = await get(
+        'samples',
+        'aggregate[count]=*&aggregate[countDistinct]=big&aggregate[avg]=count&aggregate[sum]=count,big,price&aggregate[min]=big,price',
+      )
       const [item] = response.body.data!
       expect(typeof item!.count).toBe('number')
       expect(typeof (item!.countDistinct as Item).big).toBe('number')
@@ -614,7 +811,9 @@ forEachDialect((ctx) => {
 
     it('maxLimit caps limit=-1 and rejects a larger limit', async () => {
       const capped = createApp(ctx.knex, { defaultLimit: 1, maxLimit: 2 })
-      expect((await request(capped).get('/api/items/articles?groupBy=status&aggregate[count]=*&limit=-1')).body).toEqual({ data: withCount(byStatus.slice(0, 2)) })
+      expect((await request(capped).get('/api/items/articles?groupBy=status&aggregate[count]=*&limit=-1')).body).toEqual({
+        data: withCount(byStatus.slice(0, 2)),
+      })
       const response = await request(capped).get('/api/items/articles?groupBy=status&aggregate[count]=*&limit=3')
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions.code).toBe('INVALID_QUERY')
@@ -667,7 +866,11 @@ forEachDialect((ctx) => {
   describe('statements', () => {
     it.each([
       ['count=*', 'articles', 'aggregate[count]=*'],
-      ['every function at once', 'articles', 'aggregate[count]=rating&aggregate[countDistinct]=status&aggregate[sum]=rating&aggregate[sumDistinct]=rating&aggregate[avg]=rating&aggregate[avgDistinct]=rating&aggregate[min]=published_at&aggregate[max]=rating'],
+      [
+        'every function at once',
+        'articles',
+        'aggregate[count]=rating&aggregate[countDistinct]=status&aggregate[sum]=rating&aggregate[sumDistinct]=rating&aggregate[avg]=rating&aggregate[avgDistinct]=rating&aggregate[min]=published_at&aggregate[max]=rating',
+      ],
       ['two groups and a sort by an aggregate', 'articles', 'groupBy=status,year(published_at)&aggregate[count]=id&sort=-count.id'],
       ['groupBy without aggregate', 'articles', 'groupBy=author'],
       ['relational filter', 'articles', `filter[author][name][_eq]=${encodeURIComponent(ALICE)}&groupBy=status&aggregate[count]=*`],
@@ -717,9 +920,11 @@ forEachDialect((ctx) => {
     })
     afterAll(() => ctx.reset())
 
-    it('sums decimals exactly beyond a double\'s 15 digits', async () => {
+    it("sums decimals exactly beyond a double's 15 digits", async () => {
       const response = await get('samples', `filter[count][_eq]=${WIDE_MARK}&aggregate[sum]=price&aggregate[count]=*`)
-      expect(response.body).toEqual({ data: [{ sum: { price: decimalSum(WIDE_PRICE_ROWS.map((row) => row.price)) }, count: WIDE_PRICE_ROWS.length }] })
+      expect(response.body).toEqual({
+        data: [{ sum: { price: decimalSum(WIDE_PRICE_ROWS.map((row) => row.price)) }, count: WIDE_PRICE_ROWS.length }],
+      })
     })
 
     it('sums bigIntegers exactly beyond the 64-bit range', async () => {

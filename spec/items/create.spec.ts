@@ -46,7 +46,9 @@ forEachDialect((ctx) => {
     })
 
     it('answers every readable field (o2m as child keys) when no fields are asked', async () => {
-      const response = await request(app).post('/api/items/articles').send({ title: 'Fresh', rating: 4, tags: ['a'] })
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send({ title: 'Fresh', rating: 4, tags: ['a'] })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: {
@@ -109,7 +111,9 @@ forEachDialect((ctx) => {
     })
 
     it('counts maxLength in characters, not bytes', async () => {
-      const response = await request(app).post('/api/items/articles?fields=title').send({ title: '🚀'.repeat(200) })
+      const response = await request(app)
+        .post('/api/items/articles?fields=title')
+        .send({ title: '🚀'.repeat(200) })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { title: '🚀'.repeat(200) } })
     })
@@ -121,7 +125,10 @@ forEachDialect((ctx) => {
         createItemsRouter({
           knex: ctx.knex,
           logger: recordingLogger(),
-          collections: { ...collections, authors: { ...collections.authors, fields: { ...collections.authors.fields, bio: { type: 'text', readonly: true } } } },
+          collections: {
+            ...collections,
+            authors: { ...collections.authors, fields: { ...collections.authors.fields, bio: { type: 'text', readonly: true } } },
+          },
         }),
       )
       const refused = await request(readonlyApp).post('/api/items/authors').send({ name: 'R', bio: 'not allowed' })
@@ -141,21 +148,26 @@ forEachDialect((ctx) => {
       await ctx.reset()
     })
 
-
     it('answers the created items in input order, not key order', async () => {
       const response = await request(app)
         .post('/api/items/authors?fields=id,name')
         .send([{ name: 'Auto' }, { id: 50, name: 'Fifty' }, { id: 40, name: 'Forty' }])
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
-        data: [{ id: seed.authors.length + 1, name: 'Auto' }, { id: 50, name: 'Fifty' }, { id: 40, name: 'Forty' }],
+        data: [
+          { id: seed.authors.length + 1, name: 'Auto' },
+          { id: 50, name: 'Fifty' },
+          { id: 40, name: 'Forty' },
+        ],
       })
       await expectCounts(app, ctx, 'authors', seed.authors.length + 3)
     })
 
     it('creates several auto-increment items with consecutive keys', async () => {
       const names = ['Uno', 'Dos', 'Tres']
-      const response = await request(app).post('/api/items/authors?fields=id,name').send(names.map((name) => ({ name })))
+      const response = await request(app)
+        .post('/api/items/authors?fields=id,name')
+        .send(names.map((name) => ({ name })))
       expect(response.body).toEqual({ data: names.map((name, i) => ({ id: seed.authors.length + 1 + i, name })) })
     })
 
@@ -184,14 +196,18 @@ forEachDialect((ctx) => {
 
     it('accepts up to maxBatchSize items', async () => {
       const small = createApp(ctx.knex, { maxBatchSize: 3 })
-      const response = await request(small).post('/api/items/topics?fields=name').send([{ name: 'a' }, { name: 'b' }, { name: 'c' }])
+      const response = await request(small)
+        .post('/api/items/topics?fields=name')
+        .send([{ name: 'a' }, { name: 'b' }, { name: 'c' }])
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] })
     })
 
     it('refuses more than maxBatchSize items with 400 and writes nothing', async () => {
       const small = createApp(ctx.knex, { maxBatchSize: 3 })
-      const response = await request(small).post('/api/items/topics').send([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }])
+      const response = await request(small)
+        .post('/api/items/topics')
+        .send([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }])
       expect(response.status).toBe(400)
       expect(response.body.errors).toHaveLength(1)
       expect(response.body.errors[0].extensions.code).toBe('INVALID_PAYLOAD')
@@ -235,7 +251,9 @@ forEachDialect((ctx) => {
     })
 
     it('adds the item index to the errors of an array body', async () => {
-      const response = await request(app).post('/api/items/articles').send([{ title: 'fine' }, { title: 'bad', rating: 'abc' }])
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send([{ title: 'fine' }, { title: 'bad', rating: 'abc' }])
       expect(response.status).toBe(400)
       expect(response.body.errors).toEqual([
         {
@@ -259,7 +277,6 @@ forEachDialect((ctx) => {
       ])
       await expectUnchanged('articles')
     })
-
   })
 
   describe('body shape', () => {
@@ -286,7 +303,11 @@ forEachDialect((ctx) => {
     it('refuses malformed JSON with 400 INVALID_PAYLOAD', async () => {
       const response = await request(app).post('/api/items/authors').set('Content-Type', 'application/json').send('{"name": "x"')
       expect(response.status).toBe(400)
-      expect(response.body).toEqual({ errors: [{ message: expect.stringMatching(/^Invalid payload\. /), extensions: expect.objectContaining({ code: 'INVALID_PAYLOAD' }) }] })
+      expect(response.body).toEqual({
+        errors: [
+          { message: expect.stringMatching(/^Invalid payload\. /), extensions: expect.objectContaining({ code: 'INVALID_PAYLOAD' }) },
+        ],
+      })
     })
 
     it.each([
@@ -305,7 +326,9 @@ forEachDialect((ctx) => {
       const small = createApp(ctx.knex, { bodyLimit: 200 })
       const fits = await request(small).post('/api/items/authors?fields=name').send({ name: 'short' })
       expect(fits.status).toBe(200)
-      const response = await request(small).post('/api/items/authors').send({ name: 'long', bio: 'x'.repeat(300) })
+      const response = await request(small)
+        .post('/api/items/authors')
+        .send({ name: 'long', bio: 'x'.repeat(300) })
       expect(response.status).toBe(413)
       expect(response.body.errors).toHaveLength(1)
       expect(response.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE')
@@ -372,7 +395,12 @@ forEachDialect((ctx) => {
     it('answers 400 INVALID_FOREIGN_KEY for a self-reference to an item that does not exist', async () => {
       const response = await request(app).post('/api/items/articles').send({ title: 'Lost child', parent: 4242 })
       expect(response.status).toBe(400)
-      expect(response.body.errors[0].extensions).toEqual({ code: 'INVALID_FOREIGN_KEY', collection: 'articles', field: 'parent', value: 4242 })
+      expect(response.body.errors[0].extensions).toEqual({
+        code: 'INVALID_FOREIGN_KEY',
+        collection: 'articles',
+        field: 'parent',
+        value: 4242,
+      })
     })
   })
 
@@ -430,7 +458,11 @@ forEachDialect((ctx) => {
     it('a bad foreign key in the last item', async () => {
       const response = await request(app)
         .post('/api/items/articles')
-        .send([{ title: 'One', author: 1 }, { title: 'Two', author: 2 }, { title: 'Three', author: 999 }])
+        .send([
+          { title: 'One', author: 1 },
+          { title: 'Two', author: 2 },
+          { title: 'Three', author: 999 },
+        ])
       expect(response.status).toBe(400)
       expect(response.body.errors).toEqual([
         {
@@ -444,9 +476,18 @@ forEachDialect((ctx) => {
     it('a bad foreign key after items whose keys the database assigned', async () => {
       const response = await request(app)
         .post('/api/items/comments')
-        .send([{ article: 1, body: 'ok' }, { article: 2, body: 'ok' }, { article: 99999, body: 'no such article' }])
+        .send([
+          { article: 1, body: 'ok' },
+          { article: 2, body: 'ok' },
+          { article: 99999, body: 'no such article' },
+        ])
       expect(response.status).toBe(400)
-      expect(response.body.errors[0].extensions).toEqual({ code: 'INVALID_FOREIGN_KEY', collection: 'comments', field: 'article', value: 99999 })
+      expect(response.body.errors[0].extensions).toEqual({
+        code: 'INVALID_FOREIGN_KEY',
+        collection: 'comments',
+        field: 'article',
+        value: 99999,
+      })
       await expectUnchanged('comments')
     })
   })

@@ -39,17 +39,33 @@ const RATING_CASES: Case[] = [
   article('rating _gt 3', { rating: { _gt: 3 } }, (r) => r.rating !== null && r.rating > 3),
   article('rating _gte 3', { rating: { _gte: 3 } }, (r) => r.rating !== null && r.rating >= 3),
   article('rating _in [1, 5]', { rating: { _in: [1, 5] } }, (r) => r.rating === 1 || r.rating === 5),
-  article('rating _nin [1, 5] (NULL rows excluded)', { rating: { _nin: [1, 5] } }, (r) => r.rating !== null && r.rating !== 1 && r.rating !== 5),
+  article(
+    'rating _nin [1, 5] (NULL rows excluded)',
+    { rating: { _nin: [1, 5] } },
+    (r) => r.rating !== null && r.rating !== 1 && r.rating !== 5,
+  ),
   article('rating _null', { rating: { _null: true } }, (r) => r.rating === null),
   article('rating _nnull', { rating: { _nnull: true } }, (r) => r.rating !== null),
-  article('rating _between [2, 3] (inclusive)', { rating: { _between: [2, 3] } }, (r) => r.rating !== null && r.rating >= 2 && r.rating <= 3),
-  article('rating _nbetween [2, 3] (NULL rows excluded)', { rating: { _nbetween: [2, 3] } }, (r) => r.rating !== null && (r.rating < 2 || r.rating > 3)),
+  article(
+    'rating _between [2, 3] (inclusive)',
+    { rating: { _between: [2, 3] } },
+    (r) => r.rating !== null && r.rating >= 2 && r.rating <= 3,
+  ),
+  article(
+    'rating _nbetween [2, 3] (NULL rows excluded)',
+    { rating: { _nbetween: [2, 3] } },
+    (r) => r.rating !== null && (r.rating < 2 || r.rating > 3),
+  ),
 ]
 
 const STRING_CASES: Case[] = [
   article('status _eq published', { status: { _eq: 'published' } }, (r) => r.status === 'published'),
   article('status _neq published', { status: { _neq: 'published' } }, (r) => r.status !== 'published'),
-  article('status _in [draft, archived]', { status: { _in: ['draft', 'archived'] } }, (r) => r.status === 'draft' || r.status === 'archived'),
+  article(
+    'status _in [draft, archived]',
+    { status: { _in: ['draft', 'archived'] } },
+    (r) => r.status === 'draft' || r.status === 'archived',
+  ),
   article('status _nin [draft]', { status: { _nin: ['draft'] } }, (r) => r.status !== 'draft'),
   article('title _contains river', { title: { _contains: 'river' } }, (r) => r.title.includes('river')),
   article('title _ncontains river', { title: { _ncontains: 'river' } }, (r) => !r.title.includes('river')),
@@ -74,13 +90,25 @@ const STRING_CASES: Case[] = [
 // SQL three-valued logic: a negated comparison is unknown, so false, for NULL (REFERENCE.md, Filter).
 const NULL_EXCLUSION_CASES: Case[] = [
   author('email _neq bob@example.com', { email: { _neq: 'bob@example.com' } }, (r) => r.email !== null && r.email !== 'bob@example.com'),
-  author('email _nin [bob@example.com]', { email: { _nin: ['bob@example.com'] } }, (r) => r.email !== null && r.email !== 'bob@example.com'),
+  author(
+    'email _nin [bob@example.com]',
+    { email: { _nin: ['bob@example.com'] } },
+    (r) => r.email !== null && r.email !== 'bob@example.com',
+  ),
   author('email _ncontains example', { email: { _ncontains: 'example' } }, (r) => r.email !== null && !r.email.includes('example')),
   author('email _nicontains EXAMPLE', { email: { _nicontains: 'EXAMPLE' } }, (r) => r.email !== null && !fold(r.email).includes('example')),
   author('email _nstarts_with a', { email: { _nstarts_with: 'a' } }, (r) => r.email !== null && !r.email.startsWith('a')),
   author('email _nistarts_with A', { email: { _nistarts_with: 'A' } }, (r) => r.email !== null && !fold(r.email).startsWith('a')),
-  author('email _nends_with example.com', { email: { _nends_with: 'example.com' } }, (r) => r.email !== null && !r.email.endsWith('example.com')),
-  author('email _niends_with EXAMPLE.COM', { email: { _niends_with: 'EXAMPLE.COM' } }, (r) => r.email !== null && !fold(r.email).endsWith('example.com')),
+  author(
+    'email _nends_with example.com',
+    { email: { _nends_with: 'example.com' } },
+    (r) => r.email !== null && !r.email.endsWith('example.com'),
+  ),
+  author(
+    'email _niends_with EXAMPLE.COM',
+    { email: { _niends_with: 'EXAMPLE.COM' } },
+    (r) => r.email !== null && !fold(r.email).endsWith('example.com'),
+  ),
   samples('count _nbetween [0, 42]', { count: { _nbetween: [0, 42] } }, (r) => r.count !== null && (r.count < 0 || r.count > 42)),
 ]
 
@@ -88,18 +116,58 @@ const SOME_PUBLISHED_AT = seed.articles.find((r) => r.published_at !== null)!.pu
 const OTHER_PUBLISHED_AT = seed.articles.filter((r) => r.published_at !== null)[7]!.published_at!
 const DATETIME_CASES: Case[] = [
   article('published_at _eq a seeded value', { published_at: { _eq: SOME_PUBLISHED_AT } }, (r) => r.published_at === SOME_PUBLISHED_AT),
-  article('published_at _eq with a space separator', { published_at: { _eq: SOME_PUBLISHED_AT.replace('T', ' ') } }, (r) => r.published_at === SOME_PUBLISHED_AT),
-  article('published_at _neq a seeded value', { published_at: { _neq: SOME_PUBLISHED_AT } }, (r) => r.published_at !== null && r.published_at !== SOME_PUBLISHED_AT),
-  article('published_at _lt 2024-01-01 (midnight)', { published_at: { _lt: '2024-01-01' } }, (r) => r.published_at !== null && r.published_at < '2024-01-01T00:00:00'),
-  article('published_at _lte a seeded value', { published_at: { _lte: SOME_PUBLISHED_AT } }, (r) => r.published_at !== null && r.published_at <= SOME_PUBLISHED_AT),
-  article('published_at _gt 2025-06-01T12:00:00', { published_at: { _gt: '2025-06-01T12:00:00' } }, (r) => r.published_at !== null && r.published_at > '2025-06-01T12:00:00'),
-  article('published_at _gte a seeded value', { published_at: { _gte: SOME_PUBLISHED_AT } }, (r) => r.published_at !== null && r.published_at >= SOME_PUBLISHED_AT),
-  article('published_at _in two seeded values', { published_at: { _in: [SOME_PUBLISHED_AT, OTHER_PUBLISHED_AT] } }, (r) => r.published_at === SOME_PUBLISHED_AT || r.published_at === OTHER_PUBLISHED_AT),
-  article('published_at _nin two seeded values', { published_at: { _nin: [SOME_PUBLISHED_AT, OTHER_PUBLISHED_AT] } }, (r) => r.published_at !== null && r.published_at !== SOME_PUBLISHED_AT && r.published_at !== OTHER_PUBLISHED_AT),
+  article(
+    'published_at _eq with a space separator',
+    { published_at: { _eq: SOME_PUBLISHED_AT.replace('T', ' ') } },
+    (r) => r.published_at === SOME_PUBLISHED_AT,
+  ),
+  article(
+    'published_at _neq a seeded value',
+    { published_at: { _neq: SOME_PUBLISHED_AT } },
+    (r) => r.published_at !== null && r.published_at !== SOME_PUBLISHED_AT,
+  ),
+  article(
+    'published_at _lt 2024-01-01 (midnight)',
+    { published_at: { _lt: '2024-01-01' } },
+    (r) => r.published_at !== null && r.published_at < '2024-01-01T00:00:00',
+  ),
+  article(
+    'published_at _lte a seeded value',
+    { published_at: { _lte: SOME_PUBLISHED_AT } },
+    (r) => r.published_at !== null && r.published_at <= SOME_PUBLISHED_AT,
+  ),
+  article(
+    'published_at _gt 2025-06-01T12:00:00',
+    { published_at: { _gt: '2025-06-01T12:00:00' } },
+    (r) => r.published_at !== null && r.published_at > '2025-06-01T12:00:00',
+  ),
+  article(
+    'published_at _gte a seeded value',
+    { published_at: { _gte: SOME_PUBLISHED_AT } },
+    (r) => r.published_at !== null && r.published_at >= SOME_PUBLISHED_AT,
+  ),
+  article(
+    'published_at _in two seeded values',
+    { published_at: { _in: [SOME_PUBLISHED_AT, OTHER_PUBLISHED_AT] } },
+    (r) => r.published_at === SOME_PUBLISHED_AT || r.published_at === OTHER_PUBLISHED_AT,
+  ),
+  article(
+    'published_at _nin two seeded values',
+    { published_at: { _nin: [SOME_PUBLISHED_AT, OTHER_PUBLISHED_AT] } },
+    (r) => r.published_at !== null && r.published_at !== SOME_PUBLISHED_AT && r.published_at !== OTHER_PUBLISHED_AT,
+  ),
   article('published_at _null', { published_at: { _null: true } }, (r) => r.published_at === null),
   article('published_at _nnull', { published_at: { _nnull: true } }, (r) => r.published_at !== null),
-  article('published_at _between [2024-01-01, 2024-03-31T23:59:59]', { published_at: { _between: ['2024-01-01', '2024-03-31T23:59:59'] } }, (r) => r.published_at !== null && r.published_at >= '2024-01-01T00:00:00' && r.published_at <= '2024-03-31T23:59:59'),
-  article('published_at _nbetween [2024-01-01, 2024-12-31T23:59:59]', { published_at: { _nbetween: ['2024-01-01', '2024-12-31T23:59:59'] } }, (r) => r.published_at !== null && (r.published_at < '2024-01-01T00:00:00' || r.published_at > '2024-12-31T23:59:59')),
+  article(
+    'published_at _between [2024-01-01, 2024-03-31T23:59:59]',
+    { published_at: { _between: ['2024-01-01', '2024-03-31T23:59:59'] } },
+    (r) => r.published_at !== null && r.published_at >= '2024-01-01T00:00:00' && r.published_at <= '2024-03-31T23:59:59',
+  ),
+  article(
+    'published_at _nbetween [2024-01-01, 2024-12-31T23:59:59]',
+    { published_at: { _nbetween: ['2024-01-01', '2024-12-31T23:59:59'] } },
+    (r) => r.published_at !== null && (r.published_at < '2024-01-01T00:00:00' || r.published_at > '2024-12-31T23:59:59'),
+  ),
 ]
 
 const JSON_CASES: Case[] = [
@@ -111,28 +179,74 @@ const JSON_CASES: Case[] = [
 
 const SAMPLE_CASES: Case[] = [
   // timestamp: compared as instants, whatever offset the value is written in
-  samples('logged_at _eq with a +02:00 offset', { logged_at: { _eq: '2024-05-01T12:00:00+02:00' } }, (r) => ms(r.logged_at) === Date.UTC(2024, 4, 1, 10)),
-  samples('logged_at _eq with milliseconds', { logged_at: { _eq: '2024-12-31T23:30:00.123Z' } }, (r) => r.logged_at === '2024-12-31T23:30:00.123Z'),
-  samples('logged_at _neq', { logged_at: { _neq: '2024-05-01T10:00:00Z' } }, (r) => r.logged_at !== null && ms(r.logged_at) !== ms('2024-05-01T10:00:00Z')),
-  samples('logged_at _gt 2024-06-01T00:00:00Z', { logged_at: { _gt: '2024-06-01T00:00:00Z' } }, (r) => ms(r.logged_at) > ms('2024-06-01T00:00:00Z')),
-  samples('logged_at _lt one millisecond after a seeded instant', { logged_at: { _lt: '2024-05-01T10:00:00.001Z' } }, (r) => ms(r.logged_at) < ms('2024-05-01T10:00:00.001Z')),
-  samples('logged_at _lte a seeded instant with ms', { logged_at: { _lte: '2024-12-31T23:30:00.123Z' } }, (r) => ms(r.logged_at) <= ms('2024-12-31T23:30:00.123Z')),
-  samples('logged_at _gte in another zone', { logged_at: { _gte: '2025-06-15T12:00:00.500+05:30' } }, (r) => ms(r.logged_at) >= ms('2025-06-15T06:30:00.500Z')),
-  samples('logged_at _between stops one ms short', { logged_at: { _between: ['2024-01-01T00:00:00Z', '2024-12-31T23:30:00.122Z'] } }, (r) => ms(r.logged_at) >= ms('2024-01-01T00:00:00Z') && ms(r.logged_at) <= ms('2024-12-31T23:30:00.122Z')),
-  samples('logged_at _in', { logged_at: { _in: ['1970-01-01T00:00:00Z', '2024-05-01T10:00:00Z'] } }, (r) => [0, Date.UTC(2024, 4, 1, 10)].includes(ms(r.logged_at))),
+  samples(
+    'logged_at _eq with a +02:00 offset',
+    { logged_at: { _eq: '2024-05-01T12:00:00+02:00' } },
+    (r) => ms(r.logged_at) === Date.UTC(2024, 4, 1, 10),
+  ),
+  samples(
+    'logged_at _eq with milliseconds',
+    { logged_at: { _eq: '2024-12-31T23:30:00.123Z' } },
+    (r) => r.logged_at === '2024-12-31T23:30:00.123Z',
+  ),
+  samples(
+    'logged_at _neq',
+    { logged_at: { _neq: '2024-05-01T10:00:00Z' } },
+    (r) => r.logged_at !== null && ms(r.logged_at) !== ms('2024-05-01T10:00:00Z'),
+  ),
+  samples(
+    'logged_at _gt 2024-06-01T00:00:00Z',
+    { logged_at: { _gt: '2024-06-01T00:00:00Z' } },
+    (r) => ms(r.logged_at) > ms('2024-06-01T00:00:00Z'),
+  ),
+  samples(
+    'logged_at _lt one millisecond after a seeded instant',
+    { logged_at: { _lt: '2024-05-01T10:00:00.001Z' } },
+    (r) => ms(r.logged_at) < ms('2024-05-01T10:00:00.001Z'),
+  ),
+  samples(
+    'logged_at _lte a seeded instant with ms',
+    { logged_at: { _lte: '2024-12-31T23:30:00.123Z' } },
+    (r) => ms(r.logged_at) <= ms('2024-12-31T23:30:00.123Z'),
+  ),
+  samples(
+    'logged_at _gte in another zone',
+    { logged_at: { _gte: '2025-06-15T12:00:00.500+05:30' } },
+    (r) => ms(r.logged_at) >= ms('2025-06-15T06:30:00.500Z'),
+  ),
+  samples(
+    'logged_at _between stops one ms short',
+    { logged_at: { _between: ['2024-01-01T00:00:00Z', '2024-12-31T23:30:00.122Z'] } },
+    (r) => ms(r.logged_at) >= ms('2024-01-01T00:00:00Z') && ms(r.logged_at) <= ms('2024-12-31T23:30:00.122Z'),
+  ),
+  samples('logged_at _in', { logged_at: { _in: ['1970-01-01T00:00:00Z', '2024-05-01T10:00:00Z'] } }, (r) =>
+    [0, Date.UTC(2024, 4, 1, 10)].includes(ms(r.logged_at)),
+  ),
   samples('logged_at _null', { logged_at: { _null: true } }, (r) => r.logged_at === null),
   // date
   samples('day _eq 2024-02-29', { day: { _eq: '2024-02-29' } }, (r) => r.day === '2024-02-29'),
   samples('day _lt 2000-01-01', { day: { _lt: '2000-01-01' } }, (r) => r.day !== null && r.day < '2000-01-01'),
   samples('day _gte 2024-01-01', { day: { _gte: '2024-01-01' } }, (r) => r.day !== null && r.day >= '2024-01-01'),
-  samples('day _between [2000-01-01, 2024-01-01]', { day: { _between: ['2000-01-01', '2024-01-01'] } }, (r) => r.day !== null && r.day >= '2000-01-01' && r.day <= '2024-01-01'),
-  samples('day _nbetween [2000-01-01, 2024-01-01]', { day: { _nbetween: ['2000-01-01', '2024-01-01'] } }, (r) => r.day !== null && (r.day < '2000-01-01' || r.day > '2024-01-01')),
+  samples(
+    'day _between [2000-01-01, 2024-01-01]',
+    { day: { _between: ['2000-01-01', '2024-01-01'] } },
+    (r) => r.day !== null && r.day >= '2000-01-01' && r.day <= '2024-01-01',
+  ),
+  samples(
+    'day _nbetween [2000-01-01, 2024-01-01]',
+    { day: { _nbetween: ['2000-01-01', '2024-01-01'] } },
+    (r) => r.day !== null && (r.day < '2000-01-01' || r.day > '2024-01-01'),
+  ),
   samples('day _nin [2024-02-29]', { day: { _nin: ['2024-02-29'] } }, (r) => r.day !== null && r.day !== '2024-02-29'),
   // time
   samples('alarm _eq 12:34:56', { alarm: { _eq: '12:34:56' } }, (r) => r.alarm === '12:34:56'),
   samples('alarm _gt 12:00:00', { alarm: { _gt: '12:00:00' } }, (r) => r.alarm !== null && r.alarm > '12:00:00'),
   samples('alarm _lte 07:30 (no seconds)', { alarm: { _lte: '07:30' } }, (r) => r.alarm !== null && r.alarm <= '07:30:00'),
-  samples('alarm _between [07:00, 12:00]', { alarm: { _between: ['07:00', '12:00'] } }, (r) => r.alarm !== null && r.alarm >= '07:00:00' && r.alarm <= '12:00:00'),
+  samples(
+    'alarm _between [07:00, 12:00]',
+    { alarm: { _between: ['07:00', '12:00'] } },
+    (r) => r.alarm !== null && r.alarm >= '07:00:00' && r.alarm <= '12:00:00',
+  ),
   // boolean
   samples('active _eq true', { active: { _eq: true } }, (r) => r.active === true),
   samples('active _eq false', { active: { _eq: false } }, (r) => r.active === false),
@@ -142,10 +256,26 @@ const SAMPLE_CASES: Case[] = [
   samples('active _null', { active: { _null: true } }, (r) => r.active === null),
   samples('active _nnull', { active: { _nnull: true } }, (r) => r.active !== null),
   // uuid: compared case-insensitively because the canonical form is lower-case
-  samples('ref _eq in upper case', { ref: { _eq: '7D444840-9DC0-11D1-B245-5FFDCE74FAD2' } }, (r) => r.ref === '7d444840-9dc0-11d1-b245-5ffdce74fad2'),
-  samples('ref _neq (NULL rows excluded)', { ref: { _neq: '7d444840-9dc0-11d1-b245-5ffdce74fad2' } }, (r) => r.ref !== null && r.ref !== '7d444840-9dc0-11d1-b245-5ffdce74fad2'),
-  samples('ref _in', { ref: { _in: ['a3bb189e-8bf9-3888-9912-ace4e6543002', '6BA7B810-9DAD-11D1-80B4-00C04FD430C8'] } }, (r) => r.ref === 'a3bb189e-8bf9-3888-9912-ace4e6543002' || r.ref === '6ba7b810-9dad-11d1-80b4-00c04fd430c8'),
-  samples('ref _nin', { ref: { _nin: ['a3bb189e-8bf9-3888-9912-ace4e6543002'] } }, (r) => r.ref !== null && r.ref !== 'a3bb189e-8bf9-3888-9912-ace4e6543002'),
+  samples(
+    'ref _eq in upper case',
+    { ref: { _eq: '7D444840-9DC0-11D1-B245-5FFDCE74FAD2' } },
+    (r) => r.ref === '7d444840-9dc0-11d1-b245-5ffdce74fad2',
+  ),
+  samples(
+    'ref _neq (NULL rows excluded)',
+    { ref: { _neq: '7d444840-9dc0-11d1-b245-5ffdce74fad2' } },
+    (r) => r.ref !== null && r.ref !== '7d444840-9dc0-11d1-b245-5ffdce74fad2',
+  ),
+  samples(
+    'ref _in',
+    { ref: { _in: ['a3bb189e-8bf9-3888-9912-ace4e6543002', '6BA7B810-9DAD-11D1-80B4-00C04FD430C8'] } },
+    (r) => r.ref === 'a3bb189e-8bf9-3888-9912-ace4e6543002' || r.ref === '6ba7b810-9dad-11d1-80b4-00c04fd430c8',
+  ),
+  samples(
+    'ref _nin',
+    { ref: { _nin: ['a3bb189e-8bf9-3888-9912-ace4e6543002'] } },
+    (r) => r.ref !== null && r.ref !== 'a3bb189e-8bf9-3888-9912-ace4e6543002',
+  ),
   samples('ref _null', { ref: { _null: true } }, (r) => r.ref === null),
   samples('id _eq (uuid primary key)', { id: { _eq: sample(4).toUpperCase() } }, (r) => r.id === sample(4)),
   // decimal
@@ -154,15 +284,27 @@ const SAMPLE_CASES: Case[] = [
   samples('price _gt 10', { price: { _gt: 10 } }, (r) => r.price !== null && Number(r.price) > 10),
   samples('price _lt 0', { price: { _lt: 0 } }, (r) => r.price !== null && Number(r.price) < 0),
   samples('price _gte 99999.99', { price: { _gte: '99999.99' } }, (r) => r.price !== null && Number(r.price) >= 99999.99),
-  samples('price _between [0, 1]', { price: { _between: [0, 1] } }, (r) => r.price !== null && Number(r.price) >= 0 && Number(r.price) <= 1),
-  samples('price _nbetween [0, 1]', { price: { _nbetween: [0, 1] } }, (r) => r.price !== null && (Number(r.price) < 0 || Number(r.price) > 1)),
+  samples(
+    'price _between [0, 1]',
+    { price: { _between: [0, 1] } },
+    (r) => r.price !== null && Number(r.price) >= 0 && Number(r.price) <= 1,
+  ),
+  samples(
+    'price _nbetween [0, 1]',
+    { price: { _nbetween: [0, 1] } },
+    (r) => r.price !== null && (Number(r.price) < 0 || Number(r.price) > 1),
+  ),
   // bigInteger: 2^53 + 1 must not be rounded to 2^53 on the way
   samples('big _eq 9007199254740993', { big: { _eq: '9007199254740993' } }, (r) => r.big === '9007199254740993'),
   samples('big _eq 9007199254740992 (no rounding)', { big: { _eq: '9007199254740992' } }, (r) => r.big === '9007199254740992'),
   samples('big _gt 42', { big: { _gt: '42' } }, (r) => r.big !== null && BigInt(r.big) > 42n),
   samples('big _lt 0', { big: { _lt: 0 } }, (r) => r.big !== null && BigInt(r.big) < 0n),
   samples('big _in [0, 1]', { big: { _in: ['0', '1'] } }, (r) => r.big === '0' || r.big === '1'),
-  samples('big _between [-1, 42]', { big: { _between: ['-1', '42'] } }, (r) => r.big !== null && BigInt(r.big) >= -1n && BigInt(r.big) <= 42n),
+  samples(
+    'big _between [-1, 42]',
+    { big: { _between: ['-1', '42'] } },
+    (r) => r.big !== null && BigInt(r.big) >= -1n && BigInt(r.big) <= 42n,
+  ),
   // float and integer
   samples('ratio _eq 0.5', { ratio: { _eq: 0.5 } }, (r) => r.ratio === 0.5),
   samples('ratio _gt 0.1', { ratio: { _gt: 0.1 } }, (r) => r.ratio !== null && r.ratio > 0.1),
@@ -216,29 +358,64 @@ const CASE_CASES: Case[] = [
   author('name _icontains ÅDNE', { name: { _icontains: 'ÅDNE' } }, (r) => fold(r.name).includes('ådne')),
   author('name _icontains zoe (accents are letters: none)', { name: { _icontains: 'zoe' } }, (r) => fold(r.name).includes('zoe')),
   author('name _contains 李', { name: { _contains: '李' } }, (r) => r.name.includes('李')),
-  samples('label _icontains ÜNÏCÖDÉ 李雷', { label: { _icontains: 'ÜNÏCÖDÉ 李雷' } }, (r) => r.label !== null && fold(r.label).includes('ünïcödé 李雷')),
+  samples(
+    'label _icontains ÜNÏCÖDÉ 李雷',
+    { label: { _icontains: 'ÜNÏCÖDÉ 李雷' } },
+    (r) => r.label !== null && fold(r.label).includes('ünïcödé 李雷'),
+  ),
 ]
 
 const COMBINED_CASES: Case[] = [
   article('shorthand { status: value } means _eq', { status: 'published' }, (r) => r.status === 'published'),
-  article('two operators on one field are AND-ed', { rating: { _gte: 2, _lte: 4 } }, (r) => r.rating !== null && r.rating >= 2 && r.rating <= 4),
+  article(
+    'two operators on one field are AND-ed',
+    { rating: { _gte: 2, _lte: 4 } },
+    (r) => r.rating !== null && r.rating >= 2 && r.rating <= 4,
+  ),
   article('_nnull and _neq on one field', { rating: { _nnull: true, _neq: 5 } }, (r) => r.rating !== null && r.rating !== 5),
-  article('several fields are AND-ed', { status: { _eq: 'published' }, rating: { _gte: 4 }, title: { _icontains: 'E' } }, (r) => r.status === 'published' && r.rating !== null && r.rating >= 4 && fold(r.title).includes('e')),
-  article('_or of two fields', { _or: [{ status: { _eq: 'draft' } }, { rating: { _eq: 5 } }] }, (r) => r.status === 'draft' || r.rating === 5),
-  article('_and inside _or', { _or: [{ _and: [{ status: { _eq: 'archived' } }, { rating: { _lte: 2 } }] }, { title: { _starts_with: 'Quiet' } }] }, (r) => (r.status === 'archived' && r.rating !== null && r.rating <= 2) || r.title.startsWith('Quiet')),
-  article('_or beside a field condition', { status: { _eq: 'published' }, _or: [{ rating: { _null: true } }, { published_at: { _null: true } }] }, (r) => r.status === 'published' && (r.rating === null || r.published_at === null)),
-  article('_or inside _and inside _or', {
-    _or: [
-      { _and: [{ rating: { _eq: 1 } }, { _or: [{ status: { _eq: 'draft' } }, { tags: { _null: true } }] }] },
-      { title: { _contains: '%' } },
-    ],
-  }, (r) => (r.rating === 1 && (r.status === 'draft' || r.tags === null)) || r.title.includes('%')),
-  article('_and of _or groups', {
-    _and: [
-      { _or: [{ rating: { _lt: 2 } }, { rating: { _gt: 4 } }] },
-      { _or: [{ status: { _eq: 'archived' } }, { published_at: { _gte: '2025-01-01' } }] },
-    ],
-  }, (r) => r.rating !== null && (r.rating < 2 || r.rating > 4) && (r.status === 'archived' || (r.published_at !== null && r.published_at >= '2025-01-01T00:00:00'))),
+  article(
+    'several fields are AND-ed',
+    { status: { _eq: 'published' }, rating: { _gte: 4 }, title: { _icontains: 'E' } },
+    (r) => r.status === 'published' && r.rating !== null && r.rating >= 4 && fold(r.title).includes('e'),
+  ),
+  article(
+    '_or of two fields',
+    { _or: [{ status: { _eq: 'draft' } }, { rating: { _eq: 5 } }] },
+    (r) => r.status === 'draft' || r.rating === 5,
+  ),
+  article(
+    '_and inside _or',
+    { _or: [{ _and: [{ status: { _eq: 'archived' } }, { rating: { _lte: 2 } }] }, { title: { _starts_with: 'Quiet' } }] },
+    (r) => (r.status === 'archived' && r.rating !== null && r.rating <= 2) || r.title.startsWith('Quiet'),
+  ),
+  article(
+    '_or beside a field condition',
+    { status: { _eq: 'published' }, _or: [{ rating: { _null: true } }, { published_at: { _null: true } }] },
+    (r) => r.status === 'published' && (r.rating === null || r.published_at === null),
+  ),
+  article(
+    '_or inside _and inside _or',
+    {
+      _or: [
+        { _and: [{ rating: { _eq: 1 } }, { _or: [{ status: { _eq: 'draft' } }, { tags: { _null: true } }] }] },
+        { title: { _contains: '%' } },
+      ],
+    },
+    (r) => (r.rating === 1 && (r.status === 'draft' || r.tags === null)) || r.title.includes('%'),
+  ),
+  article(
+    '_and of _or groups',
+    {
+      _and: [
+        { _or: [{ rating: { _lt: 2 } }, { rating: { _gt: 4 } }] },
+        { _or: [{ status: { _eq: 'archived' } }, { published_at: { _gte: '2025-01-01' } }] },
+      ],
+    },
+    (r) =>
+      r.rating !== null &&
+      (r.rating < 2 || r.rating > 4) &&
+      (r.status === 'archived' || (r.published_at !== null && r.published_at >= '2025-01-01T00:00:00')),
+  ),
 ]
 
 /** n `_or` groups, one inside the other, around `rating _eq 5`. */
@@ -262,9 +439,32 @@ describe('filter case tables', () => {
     const discriminating = cases.filter(([, collection, , ids]) => ids.length > 0 && ids.length < seed[collection].length)
     const operators = new Set(discriminating.flatMap(([, , filter]) => Object.values(filter).flatMap((ops) => Object.keys(ops as object))))
     expect([...operators].sort()).toEqual([
-      '_between', '_contains', '_empty', '_ends_with', '_eq', '_gt', '_gte', '_icontains', '_iends_with', '_in',
-      '_istarts_with', '_lt', '_lte', '_nbetween', '_ncontains', '_nempty', '_nends_with', '_neq', '_nicontains',
-      '_niends_with', '_nin', '_nistarts_with', '_nnull', '_nstarts_with', '_null', '_starts_with',
+      '_between',
+      '_contains',
+      '_empty',
+      '_ends_with',
+      '_eq',
+      '_gt',
+      '_gte',
+      '_icontains',
+      '_iends_with',
+      '_in',
+      '_istarts_with',
+      '_lt',
+      '_lte',
+      '_nbetween',
+      '_ncontains',
+      '_nempty',
+      '_nends_with',
+      '_neq',
+      '_nicontains',
+      '_niends_with',
+      '_nin',
+      '_nistarts_with',
+      '_nnull',
+      '_nstarts_with',
+      '_null',
+      '_starts_with',
     ])
   })
 })
@@ -329,8 +529,10 @@ forEachDialect((ctx) => {
     it.each([
       ['filter[status]=published', (r: ArticleRow) => r.status === 'published'],
       ['filter[_or][0][status][_eq]=draft&filter[_or][1][rating][_eq]=5', (r: ArticleRow) => r.status === 'draft' || r.rating === 5],
-      ['filter[_or][0][_and][0][status]=archived&filter[_or][0][_and][1][rating][_lte]=2&filter[_or][1][title][_starts_with]=Quiet',
-        (r: ArticleRow) => (r.status === 'archived' && r.rating !== null && r.rating <= 2) || r.title.startsWith('Quiet')],
+      [
+        'filter[_or][0][_and][0][status]=archived&filter[_or][0][_and][1][rating][_lte]=2&filter[_or][1][title][_starts_with]=Quiet',
+        (r: ArticleRow) => (r.status === 'archived' && r.rating !== null && r.rating <= 2) || r.title.startsWith('Quiet'),
+      ],
       ['filter[rating][_gte]=2&filter[rating][_lte]=4', (r: ArticleRow) => r.rating !== null && r.rating >= 2 && r.rating <= 4],
       ['filter[status][_eq]=published&filter[rating][_eq]=5', (r: ArticleRow) => r.status === 'published' && r.rating === 5],
     ])('hand-written %s', async (query, keep) => {
@@ -427,14 +629,12 @@ forEachDialect((ctx) => {
       expect(await list('articles', 'filter[rating][_in]=5')).toEqual({ status: 200, ids: articleIds((r) => r.rating === 5) })
     })
 
-    it.each([
-      ['filter[rating][_in]='],
-      ['filter[status][_in]='],
-      [json({ rating: { _in: [] } })],
-      [json({ status: { _in: '' } })],
-    ])('empty _in matches nothing: %s', async (query) => {
-      expect(await list('articles', query)).toEqual({ status: 200, ids: [] })
-    })
+    it.each([['filter[rating][_in]='], ['filter[status][_in]='], [json({ rating: { _in: [] } })], [json({ status: { _in: '' } })]])(
+      'empty _in matches nothing: %s',
+      async (query) => {
+        expect(await list('articles', query)).toEqual({ status: 200, ids: [] })
+      },
+    )
 
     it('empty _nin excludes nothing, NULL rows included', async () => {
       expect(await list('articles', 'filter[rating][_nin]=')).toEqual({ status: 200, ids: ALL_ARTICLES })
@@ -465,8 +665,11 @@ forEachDialect((ctx) => {
       ['_gte $NOW(-100 years)', { _gte: '$NOW(-100 years)' }, (v: string, now: Date) => v >= wallClock(shifted(now, -100, 'year'))],
       ['_lt $NOW(-100 years)', { _lt: '$NOW(-100 years)' }, (v: string, now: Date) => v < wallClock(shifted(now, -100, 'year'))],
       ['_gte $NOW(+1 day)', { _gte: '$NOW(+1 day)' }, (v: string, now: Date) => v >= wallClock(shifted(now, 1, 'day'))],
-      ['_between [$NOW(-3 years), $NOW(-1 year)]', { _between: ['$NOW(-3 years)', '$NOW(-1 year)'] },
-        (v: string, now: Date) => v >= wallClock(shifted(now, -3, 'year')) && v <= wallClock(shifted(now, -1, 'year'))],
+      [
+        '_between [$NOW(-3 years), $NOW(-1 year)]',
+        { _between: ['$NOW(-3 years)', '$NOW(-1 year)'] },
+        (v: string, now: Date) => v >= wallClock(shifted(now, -3, 'year')) && v <= wallClock(shifted(now, -1, 'year')),
+      ],
     ])('published_at %s', async (_label, condition, keep) => {
       const now = new Date()
       const expected = articleIds((r) => r.published_at !== null && keep(r.published_at, now))
@@ -477,17 +680,34 @@ forEachDialect((ctx) => {
     it('matches every dated article with _lte $NOW and none a century back', async () => {
       // The seed's dates lie in 2023-2025, so these hold whatever day the suite runs on.
       expect(await list('articles', bracket({ published_at: { _lte: '$NOW' } }))).toEqual({
-        status: 200, ids: articleIds((r) => r.published_at !== null),
+        status: 200,
+        ids: articleIds((r) => r.published_at !== null),
       })
       expect(await list('articles', bracket({ published_at: { _lte: '$NOW(-100 years)' } }))).toEqual({ status: 200, ids: [] })
     })
 
     it.each([
-      ['logged_at _lt $NOW', { logged_at: { _lt: '$NOW' } }, (r: SampleRow, now: Date) => r.logged_at !== null && ms(r.logged_at) < now.getTime()],
-      ['logged_at _gt $NOW(-2 years)', { logged_at: { _gt: '$NOW(-2 years)' } }, (r: SampleRow, now: Date) => ms(r.logged_at) > shifted(now, -2, 'year').getTime()],
-      ['logged_at _gte $NOW(+1 day)', { logged_at: { _gte: '$NOW(+1 day)' } }, (r: SampleRow, now: Date) => ms(r.logged_at) >= shifted(now, 1, 'day').getTime()],
+      [
+        'logged_at _lt $NOW',
+        { logged_at: { _lt: '$NOW' } },
+        (r: SampleRow, now: Date) => r.logged_at !== null && ms(r.logged_at) < now.getTime(),
+      ],
+      [
+        'logged_at _gt $NOW(-2 years)',
+        { logged_at: { _gt: '$NOW(-2 years)' } },
+        (r: SampleRow, now: Date) => ms(r.logged_at) > shifted(now, -2, 'year').getTime(),
+      ],
+      [
+        'logged_at _gte $NOW(+1 day)',
+        { logged_at: { _gte: '$NOW(+1 day)' } },
+        (r: SampleRow, now: Date) => ms(r.logged_at) >= shifted(now, 1, 'day').getTime(),
+      ],
       ['day _lte $NOW', { day: { _lte: '$NOW' } }, (r: SampleRow, now: Date) => r.day !== null && r.day <= now.toISOString().slice(0, 10)],
-      ['day _gte $NOW(-1 year)', { day: { _gte: '$NOW(-1 year)' } }, (r: SampleRow, now: Date) => r.day !== null && r.day >= shifted(now, -1, 'year').toISOString().slice(0, 10)],
+      [
+        'day _gte $NOW(-1 year)',
+        { day: { _gte: '$NOW(-1 year)' } },
+        (r: SampleRow, now: Date) => r.day !== null && r.day >= shifted(now, -1, 'year').toISOString().slice(0, 10),
+      ],
     ])('samples %s', async (_label, filter, keep) => {
       const now = new Date()
       expect(await list('samples', bracket(filter))).toEqual({ status: 200, ids: sampleIds((r) => keep(r, now)) })
@@ -602,10 +822,12 @@ forEachDialect((ctx) => {
     const BLANK = '0b9e6f4a-1c2d-4e5f-8a9b-0000000000b1'
     const PADDED = '0b9e6f4a-1c2d-4e5f-8a9b-0000000000b2'
     beforeAll(async () => {
-      const response = await request(app).post('/api/items/samples?fields=id').send([
-        { id: BLANK, label: 'blank', body: '   ' },
-        { id: PADDED, label: 'pad ', body: 'pad' },
-      ])
+      const response = await request(app)
+        .post('/api/items/samples?fields=id')
+        .send([
+          { id: BLANK, label: 'blank', body: '   ' },
+          { id: PADDED, label: 'pad ', body: 'pad' },
+        ])
       expect(response.status).toBe(200)
     })
     afterAll(() => ctx.reset())
@@ -692,7 +914,9 @@ forEachDialect((ctx) => {
     })
 
     it('counts samples matched through a uuid and a decimal', async () => {
-      const response = await request(app).get('/api/items/samples?fields=id&filter[price][_gte]=1&filter[ref][_nnull]=true&meta=filter_count')
+      const response = await request(app).get(
+        '/api/items/samples?fields=id&filter[price][_gte]=1&filter[ref][_nnull]=true&meta=filter_count',
+      )
       const expected = sampleIds((r) => r.price !== null && Number(r.price) >= 1 && r.ref !== null)
       expect(response.body).toEqual({ data: expected.map((id) => ({ id })), meta: { filter_count: expected.length } })
     })

@@ -16,7 +16,14 @@ const PARTS: readonly Part[] = ['year', 'month', 'week', 'day', 'weekday', 'hour
 const DATE_PARTS: readonly Part[] = ['year', 'month', 'week', 'day', 'weekday']
 const TIME_PARTS: readonly Part[] = ['hour', 'minute', 'second']
 
-interface Clock { year: number; month: number; day: number; hour: number; minute: number; second: number }
+interface Clock {
+  year: number
+  month: number
+  day: number
+  hour: number
+  minute: number
+  second: number
+}
 
 /** A wall clock read from the text itself: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm:ss` or `HH:mm:ss`. */
 function wallClock(text: string): Clock {
@@ -31,8 +38,12 @@ function wallClock(text: string): Clock {
 function utcClock(iso: string): Clock {
   const date = new Date(iso)
   return {
-    year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(),
-    hour: date.getUTCHours(), minute: date.getUTCMinutes(), second: date.getUTCSeconds(),
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
   }
 }
 
@@ -47,13 +58,17 @@ function isoWeek({ year, month, day }: Clock): number {
 
 function partOf(clock: Clock, part: Part): number {
   switch (part) {
-    case 'week': return isoWeek(clock)
-    case 'weekday': return new Date(Date.UTC(clock.year, clock.month - 1, clock.day)).getUTCDay()
-    default: return clock[part]
+    case 'week':
+      return isoWeek(clock)
+    case 'weekday':
+      return new Date(Date.UTC(clock.year, clock.month - 1, clock.day)).getUTCDay()
+    default:
+      return clock[part]
   }
 }
 
-const publishedPart = (row: ArticleRow, part: Part): number | null => (row.published_at === null ? null : partOf(wallClock(row.published_at), part))
+const publishedPart = (row: ArticleRow, part: Part): number | null =>
+  row.published_at === null ? null : partOf(wallClock(row.published_at), part)
 const samplePart = (row: SampleRow, field: 'day' | 'starts_at' | 'logged_at' | 'alarm', part: Part): number | null => {
   const value = row[field]
   if (value === null) return null
@@ -76,41 +91,134 @@ const sample = (label: string, filter: Filter, keep: (row: SampleRow) => boolean
 
 const FILTER_CASES: Case[] = [
   article('year(published_at) _eq 2024', { 'year(published_at)': { _eq: 2024 } }, (r) => publishedPart(r, 'year') === 2024),
-  article('year(published_at) _neq 2024 (null dates excluded)', { 'year(published_at)': { _neq: 2024 } }, (r) => r.published_at !== null && publishedPart(r, 'year') !== 2024),
+  article(
+    'year(published_at) _neq 2024 (null dates excluded)',
+    { 'year(published_at)': { _neq: 2024 } },
+    (r) => r.published_at !== null && publishedPart(r, 'year') !== 2024,
+  ),
   article('month(published_at) _in [1, 2]', { 'month(published_at)': { _in: [1, 2] } }, (r) => [1, 2].includes(publishedPart(r, 'month')!)),
-  article('month(published_at) _nin [1, 2]', { 'month(published_at)': { _nin: [1, 2] } }, (r) => r.published_at !== null && ![1, 2].includes(publishedPart(r, 'month')!)),
-  article('week(published_at) _between [1, 10]', { 'week(published_at)': { _between: [1, 10] } }, (r) => r.published_at !== null && publishedPart(r, 'week')! >= 1 && publishedPart(r, 'week')! <= 10),
-  article('week(published_at) _gte 52', { 'week(published_at)': { _gte: 52 } }, (r) => r.published_at !== null && publishedPart(r, 'week')! >= 52),
-  article('day(published_at) _nbetween [2, 30]', { 'day(published_at)': { _nbetween: [2, 30] } }, (r) => r.published_at !== null && (publishedPart(r, 'day')! < 2 || publishedPart(r, 'day')! > 30)),
+  article(
+    'month(published_at) _nin [1, 2]',
+    { 'month(published_at)': { _nin: [1, 2] } },
+    (r) => r.published_at !== null && ![1, 2].includes(publishedPart(r, 'month')!),
+  ),
+  article(
+    'week(published_at) _between [1, 10]',
+    { 'week(published_at)': { _between: [1, 10] } },
+    (r) => r.published_at !== null && publishedPart(r, 'week')! >= 1 && publishedPart(r, 'week')! <= 10,
+  ),
+  article(
+    'week(published_at) _gte 52',
+    { 'week(published_at)': { _gte: 52 } },
+    (r) => r.published_at !== null && publishedPart(r, 'week')! >= 52,
+  ),
+  article(
+    'day(published_at) _nbetween [2, 30]',
+    { 'day(published_at)': { _nbetween: [2, 30] } },
+    (r) => r.published_at !== null && (publishedPart(r, 'day')! < 2 || publishedPart(r, 'day')! > 30),
+  ),
   article('weekday(published_at) _eq 0 (Sunday)', { 'weekday(published_at)': { _eq: 0 } }, (r) => publishedPart(r, 'weekday') === 0),
   article('weekday(published_at) _eq 6 (Saturday)', { 'weekday(published_at)': { _eq: 6 } }, (r) => publishedPart(r, 'weekday') === 6),
-  article('hour(published_at) _lt 6', { 'hour(published_at)': { _lt: 6 } }, (r) => r.published_at !== null && publishedPart(r, 'hour')! < 6),
-  article('minute(published_at) _lte 4', { 'minute(published_at)': { _lte: 4 } }, (r) => r.published_at !== null && publishedPart(r, 'minute')! <= 4),
-  article('second(published_at) _gt 55', { 'second(published_at)': { _gt: 55 } }, (r) => r.published_at !== null && publishedPart(r, 'second')! > 55),
-  article('year(published_at) _null (a function of a null date)', { 'year(published_at)': { _null: true } }, (r) => r.published_at === null),
+  article(
+    'hour(published_at) _lt 6',
+    { 'hour(published_at)': { _lt: 6 } },
+    (r) => r.published_at !== null && publishedPart(r, 'hour')! < 6,
+  ),
+  article(
+    'minute(published_at) _lte 4',
+    { 'minute(published_at)': { _lte: 4 } },
+    (r) => r.published_at !== null && publishedPart(r, 'minute')! <= 4,
+  ),
+  article(
+    'second(published_at) _gt 55',
+    { 'second(published_at)': { _gt: 55 } },
+    (r) => r.published_at !== null && publishedPart(r, 'second')! > 55,
+  ),
+  article(
+    'year(published_at) _null (a function of a null date)',
+    { 'year(published_at)': { _null: true } },
+    (r) => r.published_at === null,
+  ),
   article('year(published_at) _nnull', { 'year(published_at)': { _nnull: true } }, (r) => r.published_at !== null),
-  article('two functions AND-ed', { 'year(published_at)': { _eq: 2025 }, 'month(published_at)': { _gte: 6 } },
-    (r) => publishedPart(r, 'year') === 2025 && publishedPart(r, 'month')! >= 6),
-  article('two operators on one function', { 'hour(published_at)': { _gte: 9, _lt: 17 } }, (r) => r.published_at !== null && publishedPart(r, 'hour')! >= 9 && publishedPart(r, 'hour')! < 17),
+  article(
+    'two functions AND-ed',
+    { 'year(published_at)': { _eq: 2025 }, 'month(published_at)': { _gte: 6 } },
+    (r) => publishedPart(r, 'year') === 2025 && publishedPart(r, 'month')! >= 6,
+  ),
+  article(
+    'two operators on one function',
+    { 'hour(published_at)': { _gte: 9, _lt: 17 } },
+    (r) => r.published_at !== null && publishedPart(r, 'hour')! >= 9 && publishedPart(r, 'hour')! < 17,
+  ),
   article('count(comments) _gte 10', { 'count(comments)': { _gte: 10 } }, (r) => commentCount(r.id) >= 10),
   article('count(comments) _eq 0 (articles without comments)', { 'count(comments)': { _eq: 0 } }, (r) => commentCount(r.id) === 0),
-  article('count(comments) _between [3, 4]', { 'count(comments)': { _between: [3, 4] } }, (r) => commentCount(r.id) >= 3 && commentCount(r.id) <= 4),
-  article('count(topics) _in [0, 3]', { 'count(topics)': { _in: [0, 3] } }, (r) => [0, 3].includes(seed.article_topics.filter((l) => l.article === r.id).length)),
-  article('_or of a count and a date part', { _or: [{ 'count(comments)': { _eq: 0 } }, { 'year(published_at)': { _eq: 2023 } }] },
-    (r) => commentCount(r.id) === 0 || publishedPart(r, 'year') === 2023),
-  article('a function beside a field', { 'count(comments)': { _gt: 2 }, status: { _eq: 'draft' } }, (r) => commentCount(r.id) > 2 && r.status === 'draft'),
-  article('a function behind an m2o: author.count(articles) _gt 20', { author: { 'count(articles)': { _gt: 20 } } }, (r) => r.author !== null && articleCount(r.author) > 20),
-  article('a function behind the self reference: parent.year(published_at) _eq 2023', { parent: { 'year(published_at)': { _eq: 2023 } } },
-    (r) => r.parent !== null && publishedPart(articleOf(r.parent), 'year') === 2023),
-  ['a function behind an o2m: articles.count(comments) _gte 10', 'authors', { articles: { 'count(comments)': { _gte: 10 } } },
-    seed.authors.filter((a) => seed.articles.some((r) => r.author === a.id && commentCount(r.id) >= 10)).map((a) => a.id)],
-  ['a function two levels down: article.author.count(articles) _lt 10', 'comments', { article: { author: { 'count(articles)': { _lt: 10 } } } },
-    seed.comments.filter((c) => { const a = articleOf(c.article).author; return a !== null && articleCount(a) < 10 }).map((c) => c.id)],
-  ['count(articles) _eq 0 on authors', 'authors', { 'count(articles)': { _eq: 0 } }, seed.authors.filter((a) => articleCount(a.id) === 0).map((a) => a.id)],
-  sample('hour(logged_at) _eq 6 (UTC hour, not Kolkata)', { 'hour(logged_at)': { _eq: 6 } }, (r) => samplePart(r, 'logged_at', 'hour') === 6),
-  sample('year(logged_at) _eq 2024 (23:30Z on Dec 31 is still 2024)', { 'year(logged_at)': { _eq: 2024 } }, (r) => samplePart(r, 'logged_at', 'year') === 2024),
+  article(
+    'count(comments) _between [3, 4]',
+    { 'count(comments)': { _between: [3, 4] } },
+    (r) => commentCount(r.id) >= 3 && commentCount(r.id) <= 4,
+  ),
+  article('count(topics) _in [0, 3]', { 'count(topics)': { _in: [0, 3] } }, (r) =>
+    [0, 3].includes(seed.article_topics.filter((l) => l.article === r.id).length),
+  ),
+  article(
+    '_or of a count and a date part',
+    { _or: [{ 'count(comments)': { _eq: 0 } }, { 'year(published_at)': { _eq: 2023 } }] },
+    (r) => commentCount(r.id) === 0 || publishedPart(r, 'year') === 2023,
+  ),
+  article(
+    'a function beside a field',
+    { 'count(comments)': { _gt: 2 }, status: { _eq: 'draft' } },
+    (r) => commentCount(r.id) > 2 && r.status === 'draft',
+  ),
+  article(
+    'a function behind an m2o: author.count(articles) _gt 20',
+    { author: { 'count(articles)': { _gt: 20 } } },
+    (r) => r.author !== null && articleCount(r.author) > 20,
+  ),
+  article(
+    'a function behind the self reference: parent.year(published_at) _eq 2023',
+    { parent: { 'year(published_at)': { _eq: 2023 } } },
+    (r) => r.parent !== null && publishedPart(articleOf(r.parent), 'year') === 2023,
+  ),
+  [
+    'a function behind an o2m: articles.count(comments) _gte 10',
+    'authors',
+    { articles: { 'count(comments)': { _gte: 10 } } },
+    seed.authors.filter((a) => seed.articles.some((r) => r.author === a.id && commentCount(r.id) >= 10)).map((a) => a.id),
+  ],
+  [
+    'a function two levels down: article.author.count(articles) _lt 10',
+    'comments',
+    { article: { author: { 'count(articles)': { _lt: 10 } } } },
+    seed.comments
+      .filter((c) => {
+        const a = articleOf(c.article).author
+        return a !== null && articleCount(a) < 10
+      })
+      .map((c) => c.id),
+  ],
+  [
+    'count(articles) _eq 0 on authors',
+    'authors',
+    { 'count(articles)': { _eq: 0 } },
+    seed.authors.filter((a) => articleCount(a.id) === 0).map((a) => a.id),
+  ],
+  sample(
+    'hour(logged_at) _eq 6 (UTC hour, not Kolkata)',
+    { 'hour(logged_at)': { _eq: 6 } },
+    (r) => samplePart(r, 'logged_at', 'hour') === 6,
+  ),
+  sample(
+    'year(logged_at) _eq 2024 (23:30Z on Dec 31 is still 2024)',
+    { 'year(logged_at)': { _eq: 2024 } },
+    (r) => samplePart(r, 'logged_at', 'year') === 2024,
+  ),
   sample('day(logged_at) _eq 31', { 'day(logged_at)': { _eq: 31 } }, (r) => samplePart(r, 'logged_at', 'day') === 31),
-  sample('second(logged_at) _eq 0 (milliseconds dropped)', { 'second(logged_at)': { _eq: 0 } }, (r) => samplePart(r, 'logged_at', 'second') === 0),
+  sample(
+    'second(logged_at) _eq 0 (milliseconds dropped)',
+    { 'second(logged_at)': { _eq: 0 } },
+    (r) => samplePart(r, 'logged_at', 'second') === 0,
+  ),
   sample('minute(alarm) _eq 30', { 'minute(alarm)': { _eq: 30 } }, (r) => samplePart(r, 'alarm', 'minute') === 30),
   sample('hour(alarm) _gte 12', { 'hour(alarm)': { _gte: 12 } }, (r) => r.alarm !== null && samplePart(r, 'alarm', 'hour')! >= 12),
   sample('weekday(day) _eq 4 (a Thursday)', { 'weekday(day)': { _eq: 4 } }, (r) => samplePart(r, 'day', 'weekday') === 4),
@@ -148,8 +256,15 @@ describe('function expectations', () => {
   })
 
   it('every filter case selects some rows but not all', () => {
-    const sizes = { articles: seed.articles.length, samples: seed.samples.length, authors: seed.authors.length, comments: seed.comments.length }
-    expect(FILTER_CASES.filter(([, collection, , ids]) => ids.length === 0 || ids.length === sizes[collection]).map(([label]) => label)).toEqual([])
+    const sizes = {
+      articles: seed.articles.length,
+      samples: seed.samples.length,
+      authors: seed.authors.length,
+      comments: seed.comments.length,
+    }
+    expect(
+      FILTER_CASES.filter(([, collection, , ids]) => ids.length === 0 || ids.length === sizes[collection]).map(([label]) => label),
+    ).toEqual([])
   })
 })
 
@@ -198,17 +313,24 @@ forEachDialect((ctx) => {
       const { status, body } = await get(`/items/samples?limit=-1&fields=id,${calls}`)
       expect(status).toBe(200)
       expect(body.data).toEqual(
-        seed.samples.map((row) => ({ id: row.id, ...Object.fromEntries(parts.map((part) => [`${field}_${part}`, samplePart(row, field, part)])) })),
+        seed.samples.map((row) => ({
+          id: row.id,
+          ...Object.fromEntries(parts.map((part) => [`${field}_${part}`, samplePart(row, field, part)])),
+        })),
       )
     })
 
     it('hour(logged_at) is the UTC hour: 2025-06-15T06:30:00.500Z → 6, not 12', async () => {
-      const { body } = await get(`/items/samples/${seed.samples[3]!.id}?fields=logged_at,hour(logged_at),minute(logged_at),second(logged_at)`)
+      const { body } = await get(
+        `/items/samples/${seed.samples[3]!.id}?fields=logged_at,hour(logged_at),minute(logged_at),second(logged_at)`,
+      )
       expect(body.data).toEqual({ logged_at: '2025-06-15T06:30:00.500Z', logged_at_hour: 6, logged_at_minute: 30, logged_at_second: 0 })
     })
 
     it('2024-12-31T23:30:00.123Z stays on December 31 2024', async () => {
-      const { body } = await get(`/items/samples/${seed.samples[1]!.id}?fields=year(logged_at),month(logged_at),day(logged_at),weekday(logged_at),week(logged_at)`)
+      const { body } = await get(
+        `/items/samples/${seed.samples[1]!.id}?fields=year(logged_at),month(logged_at),day(logged_at),weekday(logged_at),week(logged_at)`,
+      )
       expect(body.data).toEqual({ logged_at_year: 2024, logged_at_month: 12, logged_at_day: 31, logged_at_weekday: 2, logged_at_week: 1 })
     })
 
@@ -253,7 +375,10 @@ forEachDialect((ctx) => {
       expect(body.data).toEqual(
         seed.authors.map((a) => ({
           id: a.id,
-          articles: seed.articles.filter((r) => r.author === a.id).slice(0, 2).map((r) => ({ id: r.id, comments_count: commentCount(r.id) })),
+          articles: seed.articles
+            .filter((r) => r.author === a.id)
+            .slice(0, 2)
+            .map((r) => ({ id: r.id, comments_count: commentCount(r.id) })),
         })),
       )
     })
@@ -291,7 +416,10 @@ forEachDialect((ctx) => {
       [json({ 'month(published_at)': { _in: [] } }), []],
       [json({ _or: [{ 'count(comments)': { _in: [] } }, { 'count(comments)': { _eq: 0 } }] }), articleIds((r) => commentCount(r.id) === 0)],
       ['filter[year(published_at)][_nin]=', articleIds(() => true)],
-      ['filter[year(published_at)][_eq]=2024&filter[count(comments)][_gt]=0', articleIds((r) => publishedPart(r, 'year') === 2024 && commentCount(r.id) > 0)],
+      [
+        'filter[year(published_at)][_eq]=2024&filter[count(comments)][_gt]=0',
+        articleIds((r) => publishedPart(r, 'year') === 2024 && commentCount(r.id) > 0),
+      ],
     ])('hand-written ?%s', async (query, expected) => {
       expect(await list('articles', query)).toEqual({ status: 200, ids: expected })
     })
@@ -331,7 +459,8 @@ forEachDialect((ctx) => {
     it('sort=-count(comments) pages put together give the whole list', async () => {
       const expected = sortedArticles((r) => commentCount(r.id), 'desc')
       const pages: Key[] = []
-      for (let offset = 0; offset < expected.length; offset += 40) pages.push(...(await list('articles', `sort=-count(comments)&limit=40&offset=${offset}`)).ids!)
+      for (let offset = 0; offset < expected.length; offset += 40)
+        pages.push(...(await list('articles', `sort=-count(comments)&limit=40&offset=${offset}`)).ids!)
       expect(pages).toEqual(expected)
     })
 
@@ -347,8 +476,10 @@ forEachDialect((ctx) => {
       expect(await list('samples', 'sort=hour(logged_at)')).toEqual({ status: 200, ids: expected })
     })
 
-    it('deep[articles][_sort]=-count(comments) orders each author\'s articles', async () => {
-      const { body } = await get('/items/authors?limit=-1&fields=id,articles.id&deep[articles][_sort]=-count(comments)&deep[articles][_limit]=3')
+    it("deep[articles][_sort]=-count(comments) orders each author's articles", async () => {
+      const { body } = await get(
+        '/items/authors?limit=-1&fields=id,articles.id&deep[articles][_sort]=-count(comments)&deep[articles][_limit]=3',
+      )
       expect(body.data).toEqual(
         seed.authors.map((a) => ({
           id: a.id,
@@ -366,7 +497,9 @@ forEachDialect((ctx) => {
       await ctx.reset()
       try {
         const expected = articleIds((r) => commentCount(r.id) >= 10)
-        const response = await request(app).patch('/api/items/articles?fields=id,rating').send({ query: { filter: { 'count(comments)': { _gte: 10 } } }, data: { rating: 1 } })
+        const response = await request(app)
+          .patch('/api/items/articles?fields=id,rating')
+          .send({ query: { filter: { 'count(comments)': { _gte: 10 } } }, data: { rating: 1 } })
         expect(response.body).toEqual({ data: expected.map((id) => ({ id, rating: 1 })) })
         expect(await list('articles', 'filter[rating][_eq]=1')).toEqual({
           status: 200,
@@ -447,7 +580,10 @@ forEachDialect((ctx) => {
         pool: {
           min: 0,
           max: 2,
-          afterCreate: (conn: { query(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, conn: unknown) => void) => {
+          afterCreate: (
+            conn: { query(sql: string, done: (error: Error | null) => void): void },
+            done: (error: Error | null, conn: unknown) => void,
+          ) => {
             conn.query(statement, (error) => done(error, conn))
           },
         },
@@ -459,9 +595,10 @@ forEachDialect((ctx) => {
     })
 
     it('the session zone is really set', async () => {
-      const rows = ctx.name === 'postgres'
-        ? (await zoned!.raw('show timezone')).rows as Array<Record<string, unknown>>
-        : ((await zoned!.raw('select @@session.time_zone as TimeZone')) as unknown as [Array<Record<string, unknown>>])[0]
+      const rows =
+        ctx.name === 'postgres'
+          ? ((await zoned!.raw('show timezone')).rows as Array<Record<string, unknown>>)
+          : ((await zoned!.raw('select @@session.time_zone as TimeZone')) as unknown as [Array<Record<string, unknown>>])[0]
       expect(Object.values(rows[0]!)).toEqual([ctx.name === 'postgres' ? 'Asia/Kolkata' : '+05:30'])
     })
 
@@ -475,13 +612,25 @@ forEachDialect((ctx) => {
           ...Object.fromEntries(PARTS.map((part) => [`logged_at_${part}`, samplePart(row, 'logged_at', part)])),
         })),
       )
-      expect(await list('samples', 'filter[hour(logged_at)][_eq]=6', zonedApp)).toEqual({ status: 200, ids: sampleIds((r) => samplePart(r, 'logged_at', 'hour') === 6) })
-      expect(await list('samples', 'filter[year(logged_at)][_eq]=2024', zonedApp)).toEqual({ status: 200, ids: sampleIds((r) => samplePart(r, 'logged_at', 'year') === 2024) })
+      expect(await list('samples', 'filter[hour(logged_at)][_eq]=6', zonedApp)).toEqual({
+        status: 200,
+        ids: sampleIds((r) => samplePart(r, 'logged_at', 'hour') === 6),
+      })
+      expect(await list('samples', 'filter[year(logged_at)][_eq]=2024', zonedApp)).toEqual({
+        status: 200,
+        ids: sampleIds((r) => samplePart(r, 'logged_at', 'year') === 2024),
+      })
     })
 
     it('dateTime and date parts stay wall-clock values', async () => {
       const { body } = await get('/items/articles?limit=-1&fields=id,day(published_at),hour(published_at)', zonedApp)
-      expect(body.data).toEqual(seed.articles.map((row) => ({ id: row.id, published_at_day: publishedPart(row, 'day'), published_at_hour: publishedPart(row, 'hour') })))
+      expect(body.data).toEqual(
+        seed.articles.map((row) => ({
+          id: row.id,
+          published_at_day: publishedPart(row, 'day'),
+          published_at_hour: publishedPart(row, 'hour'),
+        })),
+      )
     })
   })
 })

@@ -5,7 +5,22 @@ import { seed, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectName } from '../support/dialects'
 
-const SAMPLE_FIELDS = ['id', 'label', 'body', 'count', 'big', 'ratio', 'price', 'active', 'day', 'starts_at', 'logged_at', 'alarm', 'payload', 'ref']
+const SAMPLE_FIELDS = [
+  'id',
+  'label',
+  'body',
+  'count',
+  'big',
+  'ratio',
+  'price',
+  'active',
+  'day',
+  'starts_at',
+  'logged_at',
+  'alarm',
+  'payload',
+  'ref',
+]
 
 /** One sample of every type, as a client might send it: upper-case uuids, offsets, a space separator, numbers for decimals. */
 const EVERY_TYPE_INPUT = {
@@ -171,7 +186,9 @@ forEachDialect((ctx) => {
     })
 
     it.each(VARIANTS)('%s given %j reads back as %j', async (field, input, output) => {
-      const created = await request(app).post(`/api/items/samples?fields=id,${field}`).send({ [field]: input })
+      const created = await request(app)
+        .post(`/api/items/samples?fields=id,${field}`)
+        .send({ [field]: input })
       expect(created.status).toBe(200)
       const id = (created.body as { data: { id: string } }).data.id
       expect(created.body).toEqual({ data: { id, [field]: output } })
@@ -181,7 +198,9 @@ forEachDialect((ctx) => {
 
     it.each(VARIANTS)('PATCH %s to %j reads back as %j', async (field, input, output) => {
       const id = seed.samples[5]!.id
-      const updated = await request(app).patch(`/api/items/samples/${id}?fields=${field}`).send({ [field]: input })
+      const updated = await request(app)
+        .patch(`/api/items/samples/${id}?fields=${field}`)
+        .send({ [field]: input })
       expect(updated.status).toBe(200)
       expect(updated.body).toEqual({ data: { [field]: output } })
     })
@@ -203,7 +222,9 @@ forEachDialect((ctx) => {
       ['id', 'abc', 'not a uuid key'],
     ])('refuses %s = %j (%s) with 400 FAILED_VALIDATION', async (field, input, _why) => {
       const before = Number((await ctx.knex('samples').count({ n: '*' }))[0]!.n)
-      const response = await request(app).post('/api/items/samples').send({ [field]: input })
+      const response = await request(app)
+        .post('/api/items/samples')
+        .send({ [field]: input })
       expect(response.status).toBe(400)
       expect(response.body.errors).toEqual([
         { message: expect.any(String), extensions: expect.objectContaining({ code: 'FAILED_VALIDATION', field }) },
@@ -217,7 +238,10 @@ forEachDialect((ctx) => {
       const count = async (): Promise<number> => Number((await ctx.knex('samples').count({ n: '*' }))[0]!.n)
       const before = await count()
       // Sent as raw text: the number cannot be written in JavaScript without rounding, which is the point.
-      const response = await request(app).post('/api/items/samples').set('Content-Type', 'application/json').send('{"big":9007199254740993}')
+      const response = await request(app)
+        .post('/api/items/samples')
+        .set('Content-Type', 'application/json')
+        .send('{"big":9007199254740993}')
       expect(response.status).toBe(400)
       expect(response.body.errors).toEqual([
         { message: expect.any(String), extensions: expect.objectContaining({ code: 'FAILED_VALIDATION', field: 'big' }) },

@@ -13,7 +13,10 @@ const ids = (rows: ReadonlyArray<{ id: number }>): number[] => rows.map((row) =>
 
 /** Article ids of the children pointing at `id`, in child primary-key order. */
 function childKeys(rows: ReadonlyArray<{ id: number; article: number }>, id: number): number[] {
-  return rows.filter((row) => row.article === id).map((row) => row.id).sort((a, b) => a - b)
+  return rows
+    .filter((row) => row.article === id)
+    .map((row) => row.id)
+    .sort((a, b) => a - b)
 }
 
 /** An article exactly as `fields=*` must answer it: seed columns plus the o2m aliases as child keys. */
@@ -49,8 +52,7 @@ const article = (id: number): ArticleRow => {
 }
 
 const isInteger = (term: string): boolean => /^[+-]?\d+$/.test(term.trim())
-const includesFolded = (value: string | null, term: string): boolean =>
-  value !== null && value.toLowerCase().includes(term.toLowerCase())
+const includesFolded = (value: string | null, term: string): boolean => value !== null && value.toLowerCase().includes(term.toLowerCase())
 
 /** The search rule on articles: substring in string fields, equality on number fields when the term is a number. */
 function articleMatchesSearch(row: ArticleRow, term: string): boolean {
@@ -175,7 +177,11 @@ forEachDialect((ctx) => {
 
     it('page=3 uses the default page size of 100', async () => {
       const response = await get('/api/items/articles?fields=id&page=3')
-      expect(data(response)).toEqual(ids(seed.articles).slice(200, 300).map((id) => ({ id })))
+      expect(data(response)).toEqual(
+        ids(seed.articles)
+          .slice(200, 300)
+          .map((id) => ({ id })),
+      )
     })
 
     it.each<[string, string]>([
@@ -209,12 +215,20 @@ forEachDialect((ctx) => {
 
       it('accepts a limit equal to the cap', async () => {
         const response = await request(capped).get('/api/items/articles?fields=id&limit=150')
-        expect(data(response)).toEqual(ids(seed.articles).slice(0, 150).map((id) => ({ id })))
+        expect(data(response)).toEqual(
+          ids(seed.articles)
+            .slice(0, 150)
+            .map((id) => ({ id })),
+        )
       })
 
       it('caps limit=-1 to maxLimit', async () => {
         const response = await request(capped).get('/api/items/articles?fields=id&limit=-1')
-        expect(data(response)).toEqual(ids(seed.articles).slice(0, 150).map((id) => ({ id })))
+        expect(data(response)).toEqual(
+          ids(seed.articles)
+            .slice(0, 150)
+            .map((id) => ({ id })),
+        )
       })
 
       it('refuses a larger limit with 400 INVALID_QUERY', async () => {
@@ -283,9 +297,7 @@ forEachDialect((ctx) => {
     it('answers a hidden field exactly as it answers a field that does not exist', async () => {
       const hidden = await get('/api/items/authors?fields=password_hash')
       const missing = await get('/api/items/authors?fields=no_such_field')
-      expect(hidden.body).toEqual(
-        JSON.parse(JSON.stringify(missing.body).replaceAll('no_such_field', 'password_hash')) as unknown,
-      )
+      expect(hidden.body).toEqual(JSON.parse(JSON.stringify(missing.body).replaceAll('no_such_field', 'password_hash')) as unknown)
     })
   })
 
@@ -298,7 +310,10 @@ forEachDialect((ctx) => {
       ['array form', 'sort[]=-rating&sort[]=title'],
     ])('%s: -rating then title, NULL ratings last', async (_label, sort) => {
       const response = await get(`/api/items/articles?${sort}&${PLAIN_TITLE_FILTER}&fields=id,rating,title&limit=-1`)
-      const expected = sortedArticles(plainTitleArticles, [['rating', 'desc'], ['title', 'asc']])
+      const expected = sortedArticles(plainTitleArticles, [
+        ['rating', 'desc'],
+        ['title', 'asc'],
+      ])
       expect(data(response)).toEqual(project(expected, ['id', 'rating', 'title']))
       expect(plainTitleArticles.some((row) => row.rating === null)).toBe(true)
     })
@@ -388,7 +403,9 @@ forEachDialect((ctx) => {
       const matching = seed.articles.filter((row) => row.status === 'published' && articleMatchesSearch(row, 'river'))
       const response = await get('/api/items/articles?meta=*&filter[status][_eq]=published&search=river&fields=id&limit=2&offset=1')
       expect(response.body).toEqual({
-        data: ids(matching).slice(1, 3).map((id) => ({ id })),
+        data: ids(matching)
+          .slice(1, 3)
+          .map((id) => ({ id })),
         meta: { total_count: 300, filter_count: matching.length },
       })
       expect(matching.length).toBeGreaterThan(3)
@@ -514,8 +531,9 @@ forEachDialect((ctx) => {
     })
 
     it('answers an article with children, parent and NULLs exactly', async () => {
-      const row = seed.articles.find((candidate) => candidate.parent !== null && candidate.rating === null)
-        ?? seed.articles.find((candidate) => candidate.parent !== null)!
+      const row =
+        seed.articles.find((candidate) => candidate.parent !== null && candidate.rating === null) ??
+        seed.articles.find((candidate) => candidate.parent !== null)!
       const response = await get(`/api/items/articles/${row.id}`)
       expect(response.body).toEqual({ data: articleJson(row) })
     })
@@ -542,9 +560,12 @@ forEachDialect((ctx) => {
       expect(response.body).toEqual({ data: { id: row!.id, label: row!.label } })
     })
 
-    it.each<[string]>([['not-a-uuid'], ['0b9e6f4a-1c2d-4e5f-8a9b-00000000ffff'], ['1']])('/items/samples/%s → 404 NOT_FOUND', async (id) => {
-      expectError(await get(`/api/items/samples/${id}`), 404, 'NOT_FOUND')
-    })
+    it.each<[string]>([['not-a-uuid'], ['0b9e6f4a-1c2d-4e5f-8a9b-00000000ffff'], ['1']])(
+      '/items/samples/%s → 404 NOT_FOUND',
+      async (id) => {
+        expectError(await get(`/api/items/samples/${id}`), 404, 'NOT_FOUND')
+      },
+    )
 
     it('version=main answers the item itself', async () => {
       const response = await get('/api/items/articles/1?version=main&fields=id,title')
@@ -610,7 +631,11 @@ forEachDialect((ctx) => {
 // Guards the helpers above: a sort helper that ignored NULLs would make the order tests vacuous.
 describe('read.spec helpers', () => {
   it('orders NULLs first ascending and last descending', () => {
-    const rows = [{ id: 1, rating: 2 }, { id: 2, rating: null }, { id: 3, rating: 1 }] as ArticleRow[]
+    const rows = [
+      { id: 1, rating: 2 },
+      { id: 2, rating: null },
+      { id: 3, rating: 1 },
+    ] as ArticleRow[]
     expect(ids(sortedArticles(rows, [['rating', 'asc']]))).toEqual([2, 3, 1])
     expect(ids(sortedArticles(rows, [['rating', 'desc']]))).toEqual([1, 3, 2])
   })

@@ -52,15 +52,43 @@ function hasEmptyObject(value: unknown): boolean {
 const M2O_CASES: Case[] = [
   article('author.name _eq', { author: { name: { _eq: BOB } } }, (r) => nameOf(r.author) === BOB),
   article('author.name shorthand', { author: { name: BOB } }, (r) => nameOf(r.author) === BOB),
-  article('author.name _icontains ÅNGSTRÖM', { author: { name: { _icontains: 'ÅNGSTRÖM' } } }, (r) => fold(nameOf(r.author) ?? '').includes('ångström')),
-  article('author.name _icontains E (many authors)', { author: { name: { _icontains: 'E' } } }, (r) => fold(nameOf(r.author) ?? '').includes('e')),
-  article('author.name _nicontains E (no author: excluded)', { author: { name: { _nicontains: 'E' } } }, (r) => r.author !== null && !fold(nameOf(r.author)!).includes('e')),
+  article('author.name _icontains ÅNGSTRÖM', { author: { name: { _icontains: 'ÅNGSTRÖM' } } }, (r) =>
+    fold(nameOf(r.author) ?? '').includes('ångström'),
+  ),
+  article('author.name _icontains E (many authors)', { author: { name: { _icontains: 'E' } } }, (r) =>
+    fold(nameOf(r.author) ?? '').includes('e'),
+  ),
+  article(
+    'author.name _nicontains E (no author: excluded)',
+    { author: { name: { _nicontains: 'E' } } },
+    (r) => r.author !== null && !fold(nameOf(r.author)!).includes('e'),
+  ),
   // MySQL's usual collations ignore case and trailing spaces; the comparison inside the subquery must not.
-  article('author.name _eq bob stone (exact: matches nothing)', { author: { name: { _eq: 'bob stone' } } }, (r) => nameOf(r.author) === 'bob stone'),
-  article('author.name _eq "Bob Stone " (exact: matches nothing)', { author: { name: { _eq: 'Bob Stone ' } } }, (r) => nameOf(r.author) === 'Bob Stone '),
-  article('author.name _eq Zoe Angstrom (accents count: matches nothing)', { author: { name: { _eq: 'Zoe Angstrom' } } }, (r) => nameOf(r.author) === 'Zoe Angstrom'),
-  article('author.name _in [BOB STONE, Alice Martin] (exact)', { author: { name: { _in: ['BOB STONE', ALICE] } } }, (r) => nameOf(r.author) === ALICE),
-  article('author.name _contains stone (case-sensitive: matches nothing)', { author: { name: { _contains: 'stone' } } }, (r) => nameOf(r.author)?.includes('stone') === true),
+  article(
+    'author.name _eq bob stone (exact: matches nothing)',
+    { author: { name: { _eq: 'bob stone' } } },
+    (r) => nameOf(r.author) === 'bob stone',
+  ),
+  article(
+    'author.name _eq "Bob Stone " (exact: matches nothing)',
+    { author: { name: { _eq: 'Bob Stone ' } } },
+    (r) => nameOf(r.author) === 'Bob Stone ',
+  ),
+  article(
+    'author.name _eq Zoe Angstrom (accents count: matches nothing)',
+    { author: { name: { _eq: 'Zoe Angstrom' } } },
+    (r) => nameOf(r.author) === 'Zoe Angstrom',
+  ),
+  article(
+    'author.name _in [BOB STONE, Alice Martin] (exact)',
+    { author: { name: { _in: ['BOB STONE', ALICE] } } },
+    (r) => nameOf(r.author) === ALICE,
+  ),
+  article(
+    'author.name _contains stone (case-sensitive: matches nothing)',
+    { author: { name: { _contains: 'stone' } } },
+    (r) => nameOf(r.author)?.includes('stone') === true,
+  ),
   article('author _eq 3 compares the key', { author: { _eq: 3 } }, (r) => r.author === 3),
   article('author shorthand 3', { author: 3 }, (r) => r.author === 3),
   article('author.id _eq 3', { author: { id: { _eq: 3 } } }, (r) => r.author === 3),
@@ -68,65 +96,147 @@ const M2O_CASES: Case[] = [
   article('author _neq 1 (no author: excluded)', { author: { _neq: 1 } }, (r) => r.author !== null && r.author !== 1),
   article('author _null', { author: { _null: true } }, (r) => r.author === null),
   article('author _nnull', { author: { _nnull: true } }, (r) => r.author !== null),
-  article('author _nnull and author.name _starts_with A', { author: { _nnull: true, name: { _starts_with: 'A' } } }, (r) => nameOf(r.author)?.startsWith('A') === true),
-  article('author _neq 1 and author.name _icontains a', { author: { _neq: 1, name: { _icontains: 'a' } } }, (r) => r.author !== null && r.author !== 1 && fold(nameOf(r.author)!).includes('a')),
-  article('author.email _null (an author without email, not a missing author)', { author: { email: { _null: true } } }, (r) => r.author !== null && authorOf(r.author)!.email === null),
-  article('author _or [name _eq Bob, email _null]', { author: { _or: [{ name: { _eq: BOB } }, { email: { _null: true } }] } },
-    (r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null)),
-  article('author _and [name _contains a, bio _null]', { author: { _and: [{ name: { _contains: 'a' } }, { bio: { _null: true } }] } },
-    (r) => r.author !== null && nameOf(r.author)!.includes('a') && authorOf(r.author)!.bio === null),
-  article('_or of a relation condition and a local one', { _or: [{ author: { name: { _eq: BOB } } }, { rating: { _eq: 5 } }] },
-    (r) => nameOf(r.author) === BOB || r.rating === 5),
-  article('parent.title _contains an (self reference)', { parent: { title: { _contains: 'an' } } }, (r) => articleOf(r.parent)?.title.includes('an') === true),
+  article(
+    'author _nnull and author.name _starts_with A',
+    { author: { _nnull: true, name: { _starts_with: 'A' } } },
+    (r) => nameOf(r.author)?.startsWith('A') === true,
+  ),
+  article(
+    'author _neq 1 and author.name _icontains a',
+    { author: { _neq: 1, name: { _icontains: 'a' } } },
+    (r) => r.author !== null && r.author !== 1 && fold(nameOf(r.author)!).includes('a'),
+  ),
+  article(
+    'author.email _null (an author without email, not a missing author)',
+    { author: { email: { _null: true } } },
+    (r) => r.author !== null && authorOf(r.author)!.email === null,
+  ),
+  article(
+    'author _or [name _eq Bob, email _null]',
+    { author: { _or: [{ name: { _eq: BOB } }, { email: { _null: true } }] } },
+    (r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null),
+  ),
+  article(
+    'author _and [name _contains a, bio _null]',
+    { author: { _and: [{ name: { _contains: 'a' } }, { bio: { _null: true } }] } },
+    (r) => r.author !== null && nameOf(r.author)!.includes('a') && authorOf(r.author)!.bio === null,
+  ),
+  article(
+    '_or of a relation condition and a local one',
+    { _or: [{ author: { name: { _eq: BOB } } }, { rating: { _eq: 5 } }] },
+    (r) => nameOf(r.author) === BOB || r.rating === 5,
+  ),
+  article(
+    'parent.title _contains an (self reference)',
+    { parent: { title: { _contains: 'an' } } },
+    (r) => articleOf(r.parent)?.title.includes('an') === true,
+  ),
   article('parent.parent _nnull (grandchildren)', { parent: { parent: { _nnull: true } } }, (r) => articleOf(r.parent)?.parent != null),
-  article('parent.author.name _eq Alice', { parent: { author: { name: { _eq: ALICE } } } }, (r) => nameOf(articleOf(r.parent)?.author ?? null) === ALICE),
-  comment('article.author.name _eq Zoë (two levels)', { article: { author: { name: { _eq: ZOE } } } }, (r) => nameOf(articleOf(r.article)!.author) === ZOE),
+  article(
+    'parent.author.name _eq Alice',
+    { parent: { author: { name: { _eq: ALICE } } } },
+    (r) => nameOf(articleOf(r.parent)?.author ?? null) === ALICE,
+  ),
+  comment(
+    'article.author.name _eq Zoë (two levels)',
+    { article: { author: { name: { _eq: ZOE } } } },
+    (r) => nameOf(articleOf(r.article)!.author) === ZOE,
+  ),
   comment('article.author _null (two levels, key)', { article: { author: { _null: true } } }, (r) => articleOf(r.article)!.author === null),
-  comment('article.title _starts_with Quiet', { article: { title: { _starts_with: 'Quiet' } } }, (r) => articleOf(r.article)!.title.startsWith('Quiet')),
-  comment('article.status and the comment\'s own author.name', { article: { status: { _eq: 'draft' } }, author: { name: { _starts_with: 'A' } } },
-    (r) => articleOf(r.article)!.status === 'draft' && nameOf(r.author)?.startsWith('A') === true),
-  comment('article.author.name and the comment\'s own author.name', {
-    article: { author: { name: { _eq: ALICE } } },
-    author: { name: { _eq: ALICE } },
-  }, (r) => nameOf(articleOf(r.article)!.author) === ALICE && nameOf(r.author) === ALICE),
+  comment('article.title _starts_with Quiet', { article: { title: { _starts_with: 'Quiet' } } }, (r) =>
+    articleOf(r.article)!.title.startsWith('Quiet'),
+  ),
+  comment(
+    "article.status and the comment's own author.name",
+    { article: { status: { _eq: 'draft' } }, author: { name: { _starts_with: 'A' } } },
+    (r) => articleOf(r.article)!.status === 'draft' && nameOf(r.author)?.startsWith('A') === true,
+  ),
+  comment(
+    "article.author.name and the comment's own author.name",
+    {
+      article: { author: { name: { _eq: ALICE } } },
+      author: { name: { _eq: ALICE } },
+    },
+    (r) => nameOf(articleOf(r.article)!.author) === ALICE && nameOf(r.author) === ALICE,
+  ),
 ]
 
 const O2M_CASES: Case[] = [
-  article('comments.votes _gt 98 means some comment', { comments: { votes: { _gt: 98 } } }, (r) => commentsOf(r.id).some((c) => c.votes > 98)),
-  article('comments._some votes _gt 98', { comments: { _some: { votes: { _gt: 98 } } } }, (r) => commentsOf(r.id).some((c) => c.votes > 98)),
-  article('comments._none votes _gt 50 (articles without comments included)', { comments: { _none: { votes: { _gt: 50 } } } },
-    (r) => !commentsOf(r.id).some((c) => c.votes > 50)),
+  article('comments.votes _gt 98 means some comment', { comments: { votes: { _gt: 98 } } }, (r) =>
+    commentsOf(r.id).some((c) => c.votes > 98),
+  ),
+  article('comments._some votes _gt 98', { comments: { _some: { votes: { _gt: 98 } } } }, (r) =>
+    commentsOf(r.id).some((c) => c.votes > 98),
+  ),
+  article(
+    'comments._none votes _gt 50 (articles without comments included)',
+    { comments: { _none: { votes: { _gt: 50 } } } },
+    (r) => !commentsOf(r.id).some((c) => c.votes > 50),
+  ),
   article('comments._some {} = at least one comment', { comments: { _some: {} } }, (r) => commentsOf(r.id).length > 0),
   article('comments._none {} = no comment at all', { comments: { _none: {} } }, (r) => commentsOf(r.id).length === 0),
-  article('comments: two conditions hold for the same comment', { comments: { votes: { _gt: 90 }, author: { _eq: 3 } } },
-    (r) => commentsOf(r.id).some((c) => c.votes > 90 && c.author === 3)),
-  article('_and of two comments conditions: possibly different comments', { _and: [{ comments: { votes: { _gt: 90 } } }, { comments: { author: { _eq: 3 } } }] },
-    (r) => commentsOf(r.id).some((c) => c.votes > 90) && commentsOf(r.id).some((c) => c.author === 3)),
-  article('comments._some and comments._none together', { comments: { _some: { votes: { _gt: 95 } }, _none: { votes: { _lt: 3 } } } },
-    (r) => commentsOf(r.id).some((c) => c.votes > 95) && !commentsOf(r.id).some((c) => c.votes < 3)),
-  article('comments._or [votes _eq 100, body _null]', { comments: { _or: [{ votes: { _eq: 100 } }, { body: { _null: true } }] } },
-    (r) => commentsOf(r.id).some((c) => c.votes === 100 || c.body === null)),
-  article('comments.author _null (a comment without author)', { comments: { author: { _null: true } } }, (r) => commentsOf(r.id).some((c) => c.author === null)),
-  article('comments.author.name _eq Alice (o2m then m2o)', { comments: { author: { name: { _eq: ALICE } } } },
-    (r) => commentsOf(r.id).some((c) => nameOf(c.author) === ALICE)),
-  article('_none of an m2o condition: comments._none author.name _eq Alice', { comments: { _none: { author: { name: { _eq: ALICE } } } } },
-    (r) => !commentsOf(r.id).some((c) => nameOf(c.author) === ALICE)),
-  article('topics.topic.name _eq Travel (m2m through the junction)', { topics: { topic: { name: { _eq: 'Travel' } } } }, (r) => topicNamesOf(r.id).includes('Travel')),
-  article('topics._none topic.name _eq Travel', { topics: { _none: { topic: { name: { _eq: 'Travel' } } } } }, (r) => !topicNamesOf(r.id).includes('Travel')),
-  article('both Travel and Food', { _and: [{ topics: { topic: { name: { _eq: 'Travel' } } } }, { topics: { topic: { name: { _eq: 'Food' } } } }] },
-    (r) => topicNamesOf(r.id).includes('Travel') && topicNamesOf(r.id).includes('Food')),
+  article('comments: two conditions hold for the same comment', { comments: { votes: { _gt: 90 }, author: { _eq: 3 } } }, (r) =>
+    commentsOf(r.id).some((c) => c.votes > 90 && c.author === 3),
+  ),
+  article(
+    '_and of two comments conditions: possibly different comments',
+    { _and: [{ comments: { votes: { _gt: 90 } } }, { comments: { author: { _eq: 3 } } }] },
+    (r) => commentsOf(r.id).some((c) => c.votes > 90) && commentsOf(r.id).some((c) => c.author === 3),
+  ),
+  article(
+    'comments._some and comments._none together',
+    { comments: { _some: { votes: { _gt: 95 } }, _none: { votes: { _lt: 3 } } } },
+    (r) => commentsOf(r.id).some((c) => c.votes > 95) && !commentsOf(r.id).some((c) => c.votes < 3),
+  ),
+  article('comments._or [votes _eq 100, body _null]', { comments: { _or: [{ votes: { _eq: 100 } }, { body: { _null: true } }] } }, (r) =>
+    commentsOf(r.id).some((c) => c.votes === 100 || c.body === null),
+  ),
+  article('comments.author _null (a comment without author)', { comments: { author: { _null: true } } }, (r) =>
+    commentsOf(r.id).some((c) => c.author === null),
+  ),
+  article('comments.author.name _eq Alice (o2m then m2o)', { comments: { author: { name: { _eq: ALICE } } } }, (r) =>
+    commentsOf(r.id).some((c) => nameOf(c.author) === ALICE),
+  ),
+  article(
+    '_none of an m2o condition: comments._none author.name _eq Alice',
+    { comments: { _none: { author: { name: { _eq: ALICE } } } } },
+    (r) => !commentsOf(r.id).some((c) => nameOf(c.author) === ALICE),
+  ),
+  article('topics.topic.name _eq Travel (m2m through the junction)', { topics: { topic: { name: { _eq: 'Travel' } } } }, (r) =>
+    topicNamesOf(r.id).includes('Travel'),
+  ),
+  article(
+    'topics._none topic.name _eq Travel',
+    { topics: { _none: { topic: { name: { _eq: 'Travel' } } } } },
+    (r) => !topicNamesOf(r.id).includes('Travel'),
+  ),
+  article(
+    'both Travel and Food',
+    { _and: [{ topics: { topic: { name: { _eq: 'Travel' } } } }, { topics: { topic: { name: { _eq: 'Food' } } } }] },
+    (r) => topicNamesOf(r.id).includes('Travel') && topicNamesOf(r.id).includes('Food'),
+  ),
   article('topics.topic.name _eq 日本', { topics: { topic: { name: { _eq: '日本' } } } }, (r) => topicNamesOf(r.id).includes('日本')),
   author('articles.rating _eq 5', { articles: { rating: { _eq: 5 } } }, (r) => articlesOf(r.id).some((a) => a.rating === 5)),
   author('articles._none {} (the author without articles)', { articles: { _none: {} } }, (r) => articlesOf(r.id).length === 0),
-  author('articles.comments.votes _eq 100 (o2m inside o2m)', { articles: { comments: { votes: { _eq: 100 } } } },
-    (r) => articlesOf(r.id).some((a) => commentsOf(a.id).some((c) => c.votes === 100))),
-  author('articles._none status _eq draft', { articles: { _none: { status: { _eq: 'draft' } } } }, (r) => !articlesOf(r.id).some((a) => a.status === 'draft')),
-  author('_or [articles._none {}, email _null]', { _or: [{ articles: { _none: {} } }, { email: { _null: true } }] },
-    (r) => articlesOf(r.id).length === 0 || r.email === null),
-  topic('articles.article.author.name _eq Ådne (m2m, other side)', { articles: { article: { author: { name: { _eq: 'Ådne' } } } } },
-    (r) => seed.article_topics.some((link) => link.topic === r.id && nameOf(articleOf(link.article)!.author) === 'Ådne')),
-  comment('article.comments.votes _gt 99 (o2m inside m2o)', { article: { comments: { votes: { _gt: 99 } } } },
-    (r) => commentsOf(r.article).some((c) => c.votes > 99)),
+  author('articles.comments.votes _eq 100 (o2m inside o2m)', { articles: { comments: { votes: { _eq: 100 } } } }, (r) =>
+    articlesOf(r.id).some((a) => commentsOf(a.id).some((c) => c.votes === 100)),
+  ),
+  author(
+    'articles._none status _eq draft',
+    { articles: { _none: { status: { _eq: 'draft' } } } },
+    (r) => !articlesOf(r.id).some((a) => a.status === 'draft'),
+  ),
+  author(
+    '_or [articles._none {}, email _null]',
+    { _or: [{ articles: { _none: {} } }, { email: { _null: true } }] },
+    (r) => articlesOf(r.id).length === 0 || r.email === null,
+  ),
+  topic('articles.article.author.name _eq Ådne (m2m, other side)', { articles: { article: { author: { name: { _eq: 'Ådne' } } } } }, (r) =>
+    seed.article_topics.some((link) => link.topic === r.id && nameOf(articleOf(link.article)!.author) === 'Ådne'),
+  ),
+  comment('article.comments.votes _gt 99 (o2m inside m2o)', { article: { comments: { votes: { _gt: 99 } } } }, (r) =>
+    commentsOf(r.article).some((c) => c.votes > 99),
+  ),
   comment('article.comments._none {} matches nothing: the comment itself is one', { article: { comments: { _none: {} } } }, () => false),
 ]
 
@@ -149,7 +259,8 @@ describe('relational filter case tables', () => {
   it('select some rows but not all, so a broken relation cannot pass unnoticed', () => {
     const collections = { articles: seed.articles, authors: seed.authors, comments: seed.comments, topics: seed.topics }
     const blind = [...M2O_CASES, ...O2M_CASES].filter(
-      ([label, collection, , expected]) => (expected.length === 0 || expected.length === collections[collection].length) && !label.includes('matches nothing'),
+      ([label, collection, , expected]) =>
+        (expected.length === 0 || expected.length === collections[collection].length) && !label.includes('matches nothing'),
     )
     expect(blind.map(([label]) => label)).toEqual([])
   })
@@ -208,15 +319,30 @@ forEachDialect((ctx) => {
       ['articles', 'filter[author][_eq]=3', articleIds((r) => r.author === 3)],
       ['articles', 'filter[author][_null]=true', articleIds((r) => r.author === null)],
       ['articles', 'filter[author][_null]=false', articleIds((r) => r.author !== null)],
-      ['articles', 'filter[author][_nnull]=true&filter[author][name][_starts_with]=A', articleIds((r) => nameOf(r.author)?.startsWith('A') === true)],
-      ['comments', `filter[article][author][name][_eq]=${encodeURIComponent(ZOE)}`, commentIds((r) => nameOf(articleOf(r.article)!.author) === ZOE)],
-      ['articles', `filter[author][_or][0][name][_eq]=${encodeURIComponent(BOB)}&filter[author][_or][1][email][_null]=true`,
-        articleIds((r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null))],
+      [
+        'articles',
+        'filter[author][_nnull]=true&filter[author][name][_starts_with]=A',
+        articleIds((r) => nameOf(r.author)?.startsWith('A') === true),
+      ],
+      [
+        'comments',
+        `filter[article][author][name][_eq]=${encodeURIComponent(ZOE)}`,
+        commentIds((r) => nameOf(articleOf(r.article)!.author) === ZOE),
+      ],
+      [
+        'articles',
+        `filter[author][_or][0][name][_eq]=${encodeURIComponent(BOB)}&filter[author][_or][1][email][_null]=true`,
+        articleIds((r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null)),
+      ],
       ['articles', 'filter[parent][title][_contains]=an', articleIds((r) => articleOf(r.parent)?.title.includes('an') === true)],
       ['articles', 'filter[comments][votes][_gt]=98', articleIds((r) => commentsOf(r.id).some((c) => c.votes > 98))],
       ['articles', 'filter[comments][_some][votes][_gt]=98', articleIds((r) => commentsOf(r.id).some((c) => c.votes > 98))],
       ['articles', 'filter[comments][_none][votes][_gt]=98', articleIds((r) => !commentsOf(r.id).some((c) => c.votes > 98))],
-      ['articles', `filter[topics][topic][name][_eq]=${encodeURIComponent(topicName)}`, articleIds((r) => topicNamesOf(r.id).includes(topicName))],
+      [
+        'articles',
+        `filter[topics][topic][name][_eq]=${encodeURIComponent(topicName)}`,
+        articleIds((r) => topicNamesOf(r.id).includes(topicName)),
+      ],
       ['articles', 'filter[topics][topic][_eq]=3', articleIds((r) => topicNamesOf(r.id).includes(topicName))],
       ['comments', 'filter[article][comments][votes][_gt]=99', commentIds((r) => commentsOf(r.article).some((c) => c.votes > 99))],
     ])('%s ?%s', async (collection, query, expected) => {
@@ -235,7 +361,7 @@ forEachDialect((ctx) => {
       expect(miss.body.errors[0].extensions.code).toBe('NOT_FOUND')
     })
 
-    it('deep[comments][_filter] through the comment\'s author filters each article\'s comments', async () => {
+    it("deep[comments][_filter] through the comment's author filters each article's comments", async () => {
       const response = await request(app).get(
         `/api/items/articles?fields=id,comments.id&limit=20&deep[comments][_filter][author][name][_icontains]=${encodeURIComponent('Ü')}&deep[comments][_filter][_or][0][votes][_gt]=50&deep[comments][_filter][_or][1][article][rating][_eq]=5`,
       )
@@ -252,16 +378,25 @@ forEachDialect((ctx) => {
     })
 
     it('deep[articles][_filter][comments][_none] on authors', async () => {
-      const response = await request(app).get('/api/items/authors?fields=id,articles&limit=-1&deep[articles][_filter][comments][_none][votes][_lt]=50')
+      const response = await request(app).get(
+        '/api/items/authors?fields=id,articles&limit=-1&deep[articles][_filter][comments][_none][votes][_lt]=50',
+      )
       expect(response.body).toEqual({
-        data: seed.authors.map((a) => ({ id: a.id, articles: articlesOf(a.id).filter((r) => !commentsOf(r.id).some((c) => c.votes < 50)).map((r) => r.id) })),
+        data: seed.authors.map((a) => ({
+          id: a.id,
+          articles: articlesOf(a.id)
+            .filter((r) => !commentsOf(r.id).some((c) => c.votes < 50))
+            .map((r) => r.id),
+        })),
       })
     })
   })
 
   describe('pages stay exact', () => {
     it('an article with many matching comments appears once, and filter_count counts distinct articles', async () => {
-      const response = await request(app).get('/api/items/articles?fields=id&limit=-1&meta=filter_count,total_count&filter[comments][votes][_gt]=50')
+      const response = await request(app).get(
+        '/api/items/articles?fields=id&limit=-1&meta=filter_count,total_count&filter[comments][votes][_gt]=50',
+      )
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: VOTED.map((id) => ({ id })),
@@ -274,21 +409,30 @@ forEachDialect((ctx) => {
       [10, 10],
       [VOTED.length - 3, 10],
     ])('offset %i limit %i is a window of the distinct list', async (offset, limit) => {
-      const response = await request(app).get(`/api/items/articles?fields=id&offset=${offset}&limit=${limit}&meta=filter_count&filter[comments][votes][_gt]=50`)
-      expect(response.body).toEqual({ data: VOTED.slice(offset, offset + limit).map((id) => ({ id })), meta: { filter_count: VOTED.length } })
+      const response = await request(app).get(
+        `/api/items/articles?fields=id&offset=${offset}&limit=${limit}&meta=filter_count&filter[comments][votes][_gt]=50`,
+      )
+      expect(response.body).toEqual({
+        data: VOTED.slice(offset, offset + limit).map((id) => ({ id })),
+        meta: { filter_count: VOTED.length },
+      })
     })
 
     it('an m2m filter matching several links of one article gives it once', async () => {
       const everyTopic = seed.topics.map((row) => row.id).join(',')
       const expected = articleIds((r) => topicNamesOf(r.id).length > 0)
       expect(articleIds((r) => topicNamesOf(r.id).length > 1).length).toBeGreaterThan(0)
-      const response = await request(app).get(`/api/items/articles?fields=id&limit=-1&meta=filter_count&filter[topics][topic][_in]=${everyTopic}`)
+      const response = await request(app).get(
+        `/api/items/articles?fields=id&limit=-1&meta=filter_count&filter[topics][topic][_in]=${everyTopic}`,
+      )
       expect(response.body).toEqual({ data: expected.map((id) => ({ id })), meta: { filter_count: expected.length } })
     })
 
     it('an o2m inside an m2o gives each comment once', async () => {
       const expected = commentIds((r) => commentsOf(r.article).some((c) => c.votes > 90))
-      const response = await request(app).get('/api/items/comments?fields=id&limit=-1&meta=filter_count&filter[article][comments][votes][_gt]=90')
+      const response = await request(app).get(
+        '/api/items/comments?fields=id&limit=-1&meta=filter_count&filter[article][comments][votes][_gt]=90',
+      )
       expect(response.body).toEqual({ data: expected.map((id) => ({ id })), meta: { filter_count: expected.length } })
     })
 
@@ -322,7 +466,10 @@ forEachDialect((ctx) => {
         if (x !== y) return x === null ? -1 : y === null ? 1 : x < y ? -1 : 1
         return a.id - b.id
       })
-      expect(await list('articles', 'filter[comments][votes][_gt]=90&sort=author.name')).toEqual({ status: 200, ids: sorted.map((r) => r.id) })
+      expect(await list('articles', 'filter[comments][votes][_gt]=90&sort=author.name')).toEqual({
+        status: 200,
+        ids: sorted.map((r) => r.id),
+      })
     })
   })
 
@@ -360,11 +507,14 @@ forEachDialect((ctx) => {
       ['comments', 'filter[article][author][password_hash][_eq]=x'],
       ['articles', 'filter[comments][author][password_hash][_null]=true'],
       ['authors', json({ _or: [{ password_hash: { _eq: '$hash$1$secret' } }] })],
-    ] as Array<[CollectionName, string]>)('a hidden field behind a relation answers like an unknown one: %s ?%s', async (collection, query) => {
-      const hidden = await expectInvalid(collection, query, ['"password_hash"'])
-      const unknown = await expectInvalid(collection, query.replace('password_hash', 'password_hasx'), ['"password_hasx"'])
-      expect(hidden.replace('password_hash', 'password_hasx')).toBe(unknown)
-    })
+    ] as Array<[CollectionName, string]>)(
+      'a hidden field behind a relation answers like an unknown one: %s ?%s',
+      async (collection, query) => {
+        const hidden = await expectInvalid(collection, query, ['"password_hash"'])
+        const unknown = await expectInvalid(collection, query.replace('password_hash', 'password_hasx'), ['"password_hasx"'])
+        expect(hidden.replace('password_hash', 'password_hasx')).toBe(unknown)
+      },
+    )
   })
 
   describe('depth counts relations and groups alike', () => {
@@ -374,13 +524,30 @@ forEachDialect((ctx) => {
     })
 
     it.each<[string, CollectionName, string, readonly number[]]>([
-      ['two relations', 'comments', `filter[article][author][name][_eq]=${encodeURIComponent(BOB)}`, commentIds((r) => nameOf(articleOf(r.article)!.author) === BOB)],
-      ['a relation and a group', 'articles', `filter[author][_or][0][name][_eq]=${encodeURIComponent(BOB)}&filter[author][_or][1][email][_null]=true`,
-        articleIds((r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null))],
-      ['a group and a relation', 'articles', `filter[_or][0][author][name][_eq]=${encodeURIComponent(BOB)}&filter[_or][1][rating][_eq]=5`,
-        articleIds((r) => nameOf(r.author) === BOB || r.rating === 5)],
-      ['_some then an m2o', 'articles', `filter[comments][_some][author][name][_eq]=${encodeURIComponent(ALICE)}`,
-        articleIds((r) => commentsOf(r.id).some((c) => nameOf(c.author) === ALICE))],
+      [
+        'two relations',
+        'comments',
+        `filter[article][author][name][_eq]=${encodeURIComponent(BOB)}`,
+        commentIds((r) => nameOf(articleOf(r.article)!.author) === BOB),
+      ],
+      [
+        'a relation and a group',
+        'articles',
+        `filter[author][_or][0][name][_eq]=${encodeURIComponent(BOB)}&filter[author][_or][1][email][_null]=true`,
+        articleIds((r) => r.author !== null && (nameOf(r.author) === BOB || authorOf(r.author)!.email === null)),
+      ],
+      [
+        'a group and a relation',
+        'articles',
+        `filter[_or][0][author][name][_eq]=${encodeURIComponent(BOB)}&filter[_or][1][rating][_eq]=5`,
+        articleIds((r) => nameOf(r.author) === BOB || r.rating === 5),
+      ],
+      [
+        '_some then an m2o',
+        'articles',
+        `filter[comments][_some][author][name][_eq]=${encodeURIComponent(ALICE)}`,
+        articleIds((r) => commentsOf(r.id).some((c) => nameOf(c.author) === ALICE)),
+      ],
       // `[parent][_nnull]` at the end compares the key: one relation fewer than the path has segments.
       ['a self-reference hop, then its key', 'articles', 'filter[parent][parent][_nnull]=true', articleIds((r) => hasAncestorAt(r, 2))],
       ['two self-reference hops to a field', 'articles', 'filter[parent][parent][id][_nnull]=true', articleIds((r) => hasAncestorAt(r, 2))],
@@ -420,11 +587,17 @@ forEachDialect((ctx) => {
       ['author.name _eq', { author: { name: { _eq: BOB } } }, (r) => nameOf(r.author) === BOB],
       ['comments.votes _gt 98', { comments: { votes: { _gt: 98 } } }, (r) => commentsOf(r.id).some((c) => c.votes > 98)],
       ['comments._none {}', { comments: { _none: {} } }, (r) => commentsOf(r.id).length === 0],
-      ['parent.title _contains an (self reference)', { parent: { title: { _contains: 'an' } } }, (r) => articleOf(r.parent)?.title.includes('an') === true],
+      [
+        'parent.title _contains an (self reference)',
+        { parent: { title: { _contains: 'an' } } },
+        (r) => articleOf(r.parent)?.title.includes('an') === true,
+      ],
       ['topics.topic.name _eq Food', { topics: { topic: { name: { _eq: 'Food' } } } }, (r) => topicNamesOf(r.id).includes('Food')],
     ])('PATCH /items/articles { query: %s } changes exactly the matching rows', async (_label, filter, keep) => {
       const expected = articleIds(keep)
-      const response = await request(app).patch('/api/items/articles?fields=id,rating').send({ query: { filter }, data: { rating: 1 } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,rating')
+        .send({ query: { filter }, data: { rating: 1 } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: expected.map((id) => ({ id, rating: 1 })) })
       expect(await ratings()).toEqual(seed.articles.map((r) => ({ id: r.id, rating: keep(r) ? 1 : r.rating, status: r.status })))
@@ -454,7 +627,9 @@ forEachDialect((ctx) => {
     })
 
     it('a bad relational filter in a by-query write is a 400 and writes nothing', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ query: { filter: { author: { nope: { _eq: 1 } } } }, data: { rating: 1 } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ query: { filter: { author: { nope: { _eq: 1 } } } }, data: { rating: 1 } })
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions.code).toBe('INVALID_QUERY')
       expect(response.body.errors[0].extensions.reason).toContain('"nope"')

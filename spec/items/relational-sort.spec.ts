@@ -64,13 +64,25 @@ const CASES: Array<[string, Collection, number[]]> = [
   ['-parent.title', 'articles', idsOf(sorted(seed.articles, [parentTitle, 'desc']))],
   ['parent.rating,id', 'articles', idsOf(sorted(seed.articles, [(r) => articleOf(r.parent)?.rating ?? null, 'asc']))],
   ['-parent.published_at', 'articles', idsOf(sorted(seed.articles, [(r) => articleOf(r.parent)?.published_at ?? null, 'desc']))],
-  ['parent.parent.title', 'articles', idsOf(sorted(seed.articles, [(r) => articleOf(articleOf(r.parent)?.parent ?? null)?.title ?? null, 'asc']))],
-  ['parent.author.name', 'articles', idsOf(sorted(seed.articles, [(r) => authorOf(articleOf(r.parent)?.author ?? null)?.name ?? null, 'asc']))],
+  [
+    'parent.parent.title',
+    'articles',
+    idsOf(sorted(seed.articles, [(r) => articleOf(articleOf(r.parent)?.parent ?? null)?.title ?? null, 'asc'])),
+  ],
+  [
+    'parent.author.name',
+    'articles',
+    idsOf(sorted(seed.articles, [(r) => authorOf(articleOf(r.parent)?.author ?? null)?.name ?? null, 'asc'])),
+  ],
   ['article.author.name,id', 'comments', idsOf(sorted(seed.comments, [articleAuthorName, 'asc']))],
   ['-article.author.name,id', 'comments', idsOf(sorted(seed.comments, [articleAuthorName, 'desc']))],
   ['article.title,-votes', 'comments', idsOf(sorted(seed.comments, [(r) => articleOf(r.article)!.title, 'asc'], [(r) => r.votes, 'desc']))],
   ['author.name,article.author.name', 'comments', idsOf(sorted(seed.comments, [authorName, 'asc'], [articleAuthorName, 'asc']))],
-  ['topic.name,-article.title', 'article_topics', idsOf(sorted(seed.article_topics, [(r) => topicName(r.topic), 'asc'], [(r) => articleOf(r.article)!.title, 'desc']))],
+  [
+    'topic.name,-article.title',
+    'article_topics',
+    idsOf(sorted(seed.article_topics, [(r) => topicName(r.topic), 'asc'], [(r) => articleOf(r.article)!.title, 'desc'])),
+  ],
 ]
 
 describe('relational sort expectations', () => {
@@ -112,7 +124,9 @@ forEachDialect((ctx) => {
     })
 
     it('sort[]= array form equals the comma form', async () => {
-      expect(await ids('comments', 'sort[]=-article.author.name&sort[]=id')).toEqual(CASES.find(([sort]) => sort === '-article.author.name,id')![2])
+      expect(await ids('comments', 'sort[]=-article.author.name&sort[]=id')).toEqual(
+        CASES.find(([sort]) => sort === '-article.author.name,id')![2],
+      )
     })
   })
 
@@ -163,7 +177,8 @@ forEachDialect((ctx) => {
     ])('sort=%s on %s: pages of %i put together give the whole list', async (sort, collection, size) => {
       const whole = await ids(collection, `sort=${sort}`)
       const pages: number[] = []
-      for (let offset = 0; offset < whole.length; offset += size) pages.push(...(await ids(collection, `sort=${sort}&limit=${size}&offset=${offset}`)))
+      for (let offset = 0; offset < whole.length; offset += size)
+        pages.push(...(await ids(collection, `sort=${sort}&limit=${size}&offset=${offset}`)))
       expect(pages).toEqual(whole)
       expect(new Set(pages).size).toBe(whole.length)
     })
@@ -176,24 +191,34 @@ forEachDialect((ctx) => {
   })
 
   describe('inside deep and by-query writes', () => {
-    it('deep[comments][_sort]=-author.name orders each article\'s comments', async () => {
+    it("deep[comments][_sort]=-author.name orders each article's comments", async () => {
       const articles = seed.articles.slice(0, 12)
       const response = await request(app).get('/api/items/articles?fields=id,comments.id&limit=12&deep[comments][_sort]=-author.name')
       expect(response.body).toEqual({
         data: articles.map((row) => ({
           id: row.id,
-          comments: sorted(seed.comments.filter((c) => c.article === row.id), [authorName, 'desc']).map((c) => ({ id: c.id })),
+          comments: sorted(
+            seed.comments.filter((c) => c.article === row.id),
+            [authorName, 'desc'],
+          ).map((c) => ({ id: c.id })),
         })),
       })
     })
 
-    it('deep[comments][_sort]=author.name with _limit=2 keeps each article\'s first two', async () => {
+    it("deep[comments][_sort]=author.name with _limit=2 keeps each article's first two", async () => {
       const articles = seed.articles.slice(0, 12)
-      const response = await request(app).get('/api/items/articles?fields=id,comments.id&limit=12&deep[comments][_sort]=author.name&deep[comments][_limit]=2')
+      const response = await request(app).get(
+        '/api/items/articles?fields=id,comments.id&limit=12&deep[comments][_sort]=author.name&deep[comments][_limit]=2',
+      )
       expect(response.body).toEqual({
         data: articles.map((row) => ({
           id: row.id,
-          comments: sorted(seed.comments.filter((c) => c.article === row.id), [authorName, 'asc']).slice(0, 2).map((c) => ({ id: c.id })),
+          comments: sorted(
+            seed.comments.filter((c) => c.article === row.id),
+            [authorName, 'asc'],
+          )
+            .slice(0, 2)
+            .map((c) => ({ id: c.id })),
         })),
       })
     })
@@ -202,9 +227,13 @@ forEachDialect((ctx) => {
       await ctx.reset()
       try {
         const expected = idsOf(sorted(seed.articles, [authorName, 'desc'])).slice(0, 5)
-        const response = await request(app).patch('/api/items/articles?fields=id').send({ query: { sort: ['-author.name'], limit: 5 }, data: { rating: 1 } })
+        const response = await request(app)
+          .patch('/api/items/articles?fields=id')
+          .send({ query: { sort: ['-author.name'], limit: 5 }, data: { rating: 1 } })
         expect(response.status).toBe(200)
-        expect((response.body.data as Array<{ id: number }>).map((row) => row.id).sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b))
+        expect((response.body.data as Array<{ id: number }>).map((row) => row.id).sort((a, b) => a - b)).toEqual(
+          [...expected].sort((a, b) => a - b),
+        )
         expect(await ids('articles', 'filter[rating][_eq]=1')).toEqual(
           seed.articles.filter((row) => row.rating === 1 || expected.includes(row.id)).map((row) => row.id),
         )

@@ -128,8 +128,7 @@ const commentsOf = (articleId: number): Row[] => ROWS.comments!.filter((row) => 
 const firstArticles = (count: number): Row[] => ROWS.articles!.slice(0, count)
 
 /** Comments of one article by votes descending, ties by id ascending. */
-const byVotes = (articleId: number): Row[] =>
-  commentsOf(articleId).sort((a, b) => (b.votes as number) - (a.votes as number) || a.id - b.id)
+const byVotes = (articleId: number): Row[] => commentsOf(articleId).sort((a, b) => (b.votes as number) - (a.votes as number) || a.id - b.id)
 
 /** An article with no comments at all, and an author with no articles. */
 const LONELY_ARTICLE = ROWS.articles!.find((row) => commentsOf(row.id).length === 0)!.id
@@ -152,7 +151,11 @@ async function invalid(app: Express, url: string): Promise<{ message: string; re
 }
 
 async function statements(ctx: DialectContext, app: Express, url: string): Promise<number> {
-  const { result, count } = await ctx.countQueries(() => request(app).get(`/api${url}`).then((response) => response))
+  const { result, count } = await ctx.countQueries(() =>
+    request(app)
+      .get(`/api${url}`)
+      .then((response) => response),
+  )
   if (result.status !== 200) throw new Error(`GET ${url} → ${result.status} ${JSON.stringify(result.body)}`)
   return count
 }
@@ -205,7 +208,9 @@ forEachDialect((ctx) => {
       expect(ROWS.comments!.some((row) => row.author === null)).toBe(true)
       expect(article(GRANDCHILD).parent).not.toBeNull()
       // Ties on votes at the top-2 boundary, inside the first 20 articles, so the id tiebreak is exercised.
-      expect(firstArticles(20).some((row) => byVotes(row.id).length > 2 && byVotes(row.id)[1]!.votes === byVotes(row.id)[2]!.votes)).toBe(true)
+      expect(firstArticles(20).some((row) => byVotes(row.id).length > 2 && byVotes(row.id)[1]!.votes === byVotes(row.id)[2]!.votes)).toBe(
+        true,
+      )
     })
   })
 
@@ -278,7 +283,8 @@ forEachDialect((ctx) => {
     it('every article with its topic ids and names', async () => {
       const expected = ROWS.articles!.map((row) => ({
         id: row.id,
-        topics: ROWS.article_topics!.filter((link) => link.article === row.id).sort(byId)
+        topics: ROWS.article_topics!.filter((link) => link.article === row.id)
+          .sort(byId)
           .map((link) => ({ topic: { id: link.topic, name: topic(link.topic).name } })),
       }))
       expect(await ok(app, '/items/articles?limit=-1&fields=id,topics.topic.id,topics.topic.name')).toEqual(expected)
@@ -323,7 +329,8 @@ forEachDialect((ctx) => {
     it('a wildcard after a relation: comments.* and topics.topic.*', async () => {
       expect(await ok(app, '/items/articles/1?fields=comments.*,topics.topic.*')).toEqual({
         comments: commentsOf(1).map((row) => wildcard('comments', row, 0)),
-        topics: ROWS.article_topics!.filter((row) => row.article === 1).sort(byId)
+        topics: ROWS.article_topics!.filter((row) => row.article === 1)
+          .sort(byId)
           .map((row) => ({ topic: wildcard('topics', topic(row.topic), 0) })),
       })
     })
@@ -345,9 +352,11 @@ forEachDialect((ctx) => {
         })),
       }))
       expect(data).toEqual(expected)
-      expect(data).toEqual(firstArticles(10).map((row) => ({
-        comments: commentsOf(row.id).map((comment) => wildcard('comments', comment, 1, false, 'article')),
-      })))
+      expect(data).toEqual(
+        firstArticles(10).map((row) => ({
+          comments: commentsOf(row.id).map((comment) => wildcard('comments', comment, 1, false, 'article')),
+        })),
+      )
     })
 
     it('by default (and with backlink=true) the back relation expands too', async () => {
@@ -413,7 +422,12 @@ forEachDialect((ctx) => {
     it('latest comment by votes through an aliased o2m with its own deep', async () => {
       const url = '/items/articles?limit=20&fields=id,latest.body&alias[latest]=comments&deep[latest][_sort]=-votes&deep[latest][_limit]=1'
       expect(await ok(app, url)).toEqual(
-        firstArticles(20).map((row) => ({ id: row.id, latest: byVotes(row.id).slice(0, 1).map((c) => ({ body: c.body })) })),
+        firstArticles(20).map((row) => ({
+          id: row.id,
+          latest: byVotes(row.id)
+            .slice(0, 1)
+            .map((c) => ({ body: c.body })),
+        })),
       )
     })
 
@@ -422,7 +436,9 @@ forEachDialect((ctx) => {
       expect(await ok(app, url)).toEqual(
         firstArticles(20).map((row) => ({
           comments: commentsOf(row.id).map((c) => ({ id: c.id })),
-          top: commentsOf(row.id).slice(0, 1).map((c) => ({ id: c.id })),
+          top: commentsOf(row.id)
+            .slice(0, 1)
+            .map((c) => ({ id: c.id })),
         })),
       )
     })
@@ -448,13 +464,25 @@ forEachDialect((ctx) => {
     it('_limit with _sort gives each article its own top-2 comments by votes', async () => {
       const url = '/items/articles?limit=20&fields=id,comments.id,comments.votes&deep[comments][_limit]=2&deep[comments][_sort]=-votes'
       expect(await ok(app, url)).toEqual(
-        firstArticles(20).map((row) => ({ id: row.id, comments: byVotes(row.id).slice(0, 2).map((c) => ({ id: c.id, votes: c.votes })) })),
+        firstArticles(20).map((row) => ({
+          id: row.id,
+          comments: byVotes(row.id)
+            .slice(0, 2)
+            .map((c) => ({ id: c.id, votes: c.votes })),
+        })),
       )
     })
 
     it('the per-parent limit holds for every parent of the whole table, not for the batch', async () => {
       const data = (await ok(app, '/items/articles?limit=-1&fields=id,comments&deep[comments][_limit]=3')) as Array<{ comments: number[] }>
-      expect(data).toEqual(ROWS.articles!.map((row) => ({ id: row.id, comments: commentsOf(row.id).slice(0, 3).map((c) => c.id) })))
+      expect(data).toEqual(
+        ROWS.articles!.map((row) => ({
+          id: row.id,
+          comments: commentsOf(row.id)
+            .slice(0, 3)
+            .map((c) => c.id),
+        })),
+      )
     })
 
     it.each<[string, string, (rows: Row[]) => Row[]]>([
@@ -465,21 +493,34 @@ forEachDialect((ctx) => {
       [
         '_filter with _sort and _limit',
         'deep[comments][_filter][votes][_gt]=50&deep[comments][_sort]=votes&deep[comments][_limit]=1',
-        (rows) => rows.filter((c) => (c.votes as number) > 50).sort((a, b) => (a.votes as number) - (b.votes as number) || a.id - b.id).slice(0, 1),
+        (rows) =>
+          rows
+            .filter((c) => (c.votes as number) > 50)
+            .sort((a, b) => (a.votes as number) - (b.votes as number) || a.id - b.id)
+            .slice(0, 1),
       ],
-      ['_search', 'deep[comments][_search]=AGREE', (rows) => rows.filter((c) => typeof c.body === 'string' && c.body.toLowerCase().includes('agree'))],
+      [
+        '_search',
+        'deep[comments][_search]=AGREE',
+        (rows) => rows.filter((c) => typeof c.body === 'string' && c.body.toLowerCase().includes('agree')),
+      ],
       ['_limit=0', 'deep[comments][_limit]=0', () => []],
       ['_limit=-1', 'deep[comments][_limit]=-1', (rows) => rows],
-      ['JSON string form', `deep=${encodeURIComponent(JSON.stringify({ comments: { _limit: 2, _sort: ['-votes'] } }))}`, (rows) =>
-        [...rows].sort((a, b) => (b.votes as number) - (a.votes as number) || a.id - b.id).slice(0, 2)],
-    ])('%s shapes each article\'s comments', async (_case, query, shape) => {
+      [
+        'JSON string form',
+        `deep=${encodeURIComponent(JSON.stringify({ comments: { _limit: 2, _sort: ['-votes'] } }))}`,
+        (rows) => [...rows].sort((a, b) => (b.votes as number) - (a.votes as number) || a.id - b.id).slice(0, 2),
+      ],
+    ])("%s shapes each article's comments", async (_case, query, shape) => {
       const data = await ok(app, `/items/articles?limit=20&fields=id,comments.id&${query}`)
       const expected = firstArticles(20).map((row) => ({ id: row.id, comments: shape(commentsOf(row.id)).map((c) => ({ id: c.id })) }))
       expect(data).toEqual(expected)
     })
 
     it('_search finds something and leaves articles without matches with []', async () => {
-      const data = (await ok(app, '/items/articles?limit=20&fields=id,comments.body&deep[comments][_search]=great')) as Array<{ comments: unknown[] }>
+      const data = (await ok(app, '/items/articles?limit=20&fields=id,comments.body&deep[comments][_search]=great')) as Array<{
+        comments: unknown[]
+      }>
       expect(data.some((row) => row.comments.length > 0)).toBe(true)
       expect(data.some((row) => row.comments.length === 0)).toBe(true)
     })
@@ -487,19 +528,34 @@ forEachDialect((ctx) => {
     it('nests through an m2o: deep[author][articles][_limit]=1', async () => {
       const expected = firstArticles(20).map((row) => ({
         id: row.id,
-        author: row.author === null ? null : { articles: ROWS.articles!.filter((a) => a.author === row.author).slice(0, 1).map((a) => ({ id: a.id })) },
+        author:
+          row.author === null
+            ? null
+            : {
+                articles: ROWS.articles!.filter((a) => a.author === row.author)
+                  .slice(0, 1)
+                  .map((a) => ({ id: a.id })),
+              },
       }))
       expect(await ok(app, '/items/articles?limit=20&fields=id,author.articles.id&deep[author][articles][_limit]=1')).toEqual(expected)
     })
 
-    it('nests through an o2m: each author\'s last 2 articles, each with its top comment', async () => {
-      const url = '/items/authors?limit=-1&fields=id,articles.id,articles.comments.id'
-        + '&deep[articles][_sort]=-id&deep[articles][_limit]=2&deep[articles][comments][_sort]=-votes&deep[articles][comments][_limit]=1'
+    it("nests through an o2m: each author's last 2 articles, each with its top comment", async () => {
+      const url =
+        '/items/authors?limit=-1&fields=id,articles.id,articles.comments.id' +
+        '&deep[articles][_sort]=-id&deep[articles][_limit]=2&deep[articles][comments][_sort]=-votes&deep[articles][comments][_limit]=1'
       expect(await ok(app, url)).toEqual(
         ROWS.authors!.map((row) => ({
           id: row.id,
-          articles: ROWS.articles!.filter((a) => a.author === row.id).sort((a, b) => b.id - a.id).slice(0, 2)
-            .map((a) => ({ id: a.id, comments: byVotes(a.id).slice(0, 1).map((c) => ({ id: c.id })) })),
+          articles: ROWS.articles!.filter((a) => a.author === row.id)
+            .sort((a, b) => b.id - a.id)
+            .slice(0, 2)
+            .map((a) => ({
+              id: a.id,
+              comments: byVotes(a.id)
+                .slice(0, 1)
+                .map((c) => ({ id: c.id })),
+            })),
         })),
       )
     })
@@ -508,7 +564,9 @@ forEachDialect((ctx) => {
       expect(await ok(app, '/items/articles?limit=20&fields=id,topics.topic.name&deep[topics][_limit]=1')).toEqual(
         firstArticles(20).map((row) => ({
           id: row.id,
-          topics: ROWS.article_topics!.filter((link) => link.article === row.id).sort(byId).slice(0, 1)
+          topics: ROWS.article_topics!.filter((link) => link.article === row.id)
+            .sort(byId)
+            .slice(0, 1)
             .map((link) => ({ topic: { name: topic(link.topic).name } })),
         })),
       )
@@ -547,18 +605,36 @@ forEachDialect((ctx) => {
         capped = createApp(ctx.knex, { defaultLimit: 10, maxLimit: 10 })
       })
 
-      it('the default per-parent limit is the related collection\'s defaultLimit; -1 lifts it', async () => {
+      it("the default per-parent limit is the related collection's defaultLimit; -1 lifts it", async () => {
         expect(commentsOf(1).length).toBeGreaterThan(5)
-        expect(await ok(small, '/items/articles/1?fields=comments')).toEqual({ comments: commentsOf(1).slice(0, 5).map((c) => c.id) })
-        expect(await ok(small, '/items/articles/1?fields=comments.id')).toEqual({ comments: commentsOf(1).slice(0, 5).map((c) => ({ id: c.id })) })
-        expect(await ok(small, '/items/articles/1?fields=comments&deep[comments][_limit]=-1')).toEqual({ comments: commentsOf(1).map((c) => c.id) })
+        expect(await ok(small, '/items/articles/1?fields=comments')).toEqual({
+          comments: commentsOf(1)
+            .slice(0, 5)
+            .map((c) => c.id),
+        })
+        expect(await ok(small, '/items/articles/1?fields=comments.id')).toEqual({
+          comments: commentsOf(1)
+            .slice(0, 5)
+            .map((c) => ({ id: c.id })),
+        })
+        expect(await ok(small, '/items/articles/1?fields=comments&deep[comments][_limit]=-1')).toEqual({
+          comments: commentsOf(1).map((c) => c.id),
+        })
       })
 
       it('maxLimit applies to _limit, and caps _limit=-1', async () => {
         const { message } = await invalid(capped, '/items/articles/1?fields=comments&deep[comments][_limit]=11')
         expect(message).toContain('10')
-        expect(await ok(capped, '/items/articles/1?fields=comments&deep[comments][_limit]=10')).toEqual({ comments: commentsOf(1).slice(0, 10).map((c) => c.id) })
-        expect(await ok(capped, '/items/articles/1?fields=comments&deep[comments][_limit]=-1')).toEqual({ comments: commentsOf(1).slice(0, 10).map((c) => c.id) })
+        expect(await ok(capped, '/items/articles/1?fields=comments&deep[comments][_limit]=10')).toEqual({
+          comments: commentsOf(1)
+            .slice(0, 10)
+            .map((c) => c.id),
+        })
+        expect(await ok(capped, '/items/articles/1?fields=comments&deep[comments][_limit]=-1')).toEqual({
+          comments: commentsOf(1)
+            .slice(0, 10)
+            .map((c) => c.id),
+        })
       })
     })
   })
@@ -582,7 +658,10 @@ forEachDialect((ctx) => {
       const hidden = await invalid(app, '/items/articles?fields=author.password_hash')
       const unknown = await invalid(app, '/items/articles?fields=author.password_hasx')
       expect(hidden.message).toContain('"password_hash"')
-      expect(hidden).toEqual({ message: unknown.message.replace('password_hasx', 'password_hash'), reason: String(unknown.reason).replace('password_hasx', 'password_hash') })
+      expect(hidden).toEqual({
+        message: unknown.message.replace('password_hasx', 'password_hash'),
+        reason: String(unknown.reason).replace('password_hasx', 'password_hash'),
+      })
       const deeper = await invalid(app, '/items/articles?fields=comments.author.password_hash')
       expect(deeper).toEqual(hidden)
     })
@@ -642,7 +721,10 @@ forEachDialect((ctx) => {
       const four = createApp(ctx.knex, { maxRelations: 4 })
       // comments, topics (keys), author, author.articles (keys): 4 nodes.
       const row = article(1)
-      expect(await ok(four, '/items/articles/1?fields=*,author.*')).toEqual({ ...wildcard('articles', row, 0), author: wildcard('authors', author(row.author as number), 0) })
+      expect(await ok(four, '/items/articles/1?fields=*,author.*')).toEqual({
+        ...wildcard('articles', row, 0),
+        author: wildcard('authors', author(row.author as number), 0),
+      })
       await invalid(four, '/items/articles/1?fields=*,author.*,parent.id')
       await invalid(four, '/items/articles/1?fields=comments,topics,author.articles,parent.id,comments.author.id')
     })
@@ -720,7 +802,14 @@ forEachDialect((ctx) => {
 
     it('*.* answers null for the dangling author and expands the rest', async () => {
       expect(await ok(app, `/items/articles/${DANGLING}?fields=*.*`)).toEqual({
-        id: DANGLING, title: 'Orphan', status: 'draft', rating: null, published_at: null, tags: null, author: null, parent: null,
+        id: DANGLING,
+        title: 'Orphan',
+        status: 'draft',
+        rating: null,
+        published_at: null,
+        tags: null,
+        author: null,
+        parent: null,
         comments: [{ id: DANGLING, article: DANGLING, author: MISSING_AUTHOR, body: 'Lost', votes: 1 }],
         topics: [],
       })

@@ -124,7 +124,6 @@ forEachDialect((ctx) => {
       expectError(await request(app).patch(path), 400, 'INVALID_PAYLOAD')
       expect(await settingsRows(ctx)).toEqual([])
     })
-
   })
 
   describe.each(PATHS)('%s read with the seeded row', (path) => {
@@ -168,11 +167,12 @@ forEachDialect((ctx) => {
     })
 
     it('refuses an array body with 400 and leaves the row unchanged', async () => {
-      const response = await request(app).patch(path).send([{ id: 1, site_name: 'x' }])
+      const response = await request(app)
+        .patch(path)
+        .send([{ id: 1, site_name: 'x' }])
       expectError(response, 400, 'INVALID_PAYLOAD')
       expect(await settingsRows(ctx)).toEqual([settingsRow])
     })
-
   })
 
   describe('routes a singleton does not serve', () => {

@@ -55,7 +55,9 @@ forEachDialect((ctx) => {
     freshSeedEach()
 
     it('changes only the given fields and answers the item read back', async () => {
-      const response = await request(app).patch(`/api/items/articles/5?fields=${ARTICLE_FIELDS}`).send({ rating: 1, tags: ['x'] })
+      const response = await request(app)
+        .patch(`/api/items/articles/5?fields=${ARTICLE_FIELDS}`)
+        .send({ rating: 1, tags: ['x'] })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { ...seedArticle(5), rating: 1, tags: ['x'] } })
       const read = await request(app).get(`/api/items/articles/5?fields=${ARTICLE_FIELDS}`)
@@ -79,7 +81,9 @@ forEachDialect((ctx) => {
 
     it('can set a field to null and clear a json field', async () => {
       const id = idsWhere((a) => a.rating !== null && a.tags !== null && a.author !== null)[0]!
-      const response = await request(app).patch(`/api/items/articles/${id}?fields=rating,tags,author`).send({ rating: null, tags: null, author: null })
+      const response = await request(app)
+        .patch(`/api/items/articles/${id}?fields=rating,tags,author`)
+        .send({ rating: null, tags: null, author: null })
       expect(response.body).toEqual({ data: { rating: null, tags: null, author: null } })
     })
 
@@ -115,7 +119,9 @@ forEachDialect((ctx) => {
       ['an invalid date', { published_at: '2023-13-01T00:00:00' }, 'published_at'],
       ['an integer above int32', { rating: 2 ** 31 }, 'rating'],
     ])('refuses %s with 400 FAILED_VALIDATION and changes nothing', async (_label, body, field) => {
-      const response = await request(app).patch('/api/items/articles/5').send({ status: 'archived', ...body })
+      const response = await request(app)
+        .patch('/api/items/articles/5')
+        .send({ status: 'archived', ...body })
       expect(response.status).toBe(400)
       expect(response.body.errors).toEqual([
         { message: expect.any(String), extensions: expect.objectContaining({ code: 'FAILED_VALIDATION', field }) },
@@ -127,7 +133,12 @@ forEachDialect((ctx) => {
     it('refuses a foreign key to a missing author with 400 INVALID_FOREIGN_KEY', async () => {
       const response = await request(app).patch('/api/items/articles/5').send({ author: 999 })
       expect(response.status).toBe(400)
-      expect(response.body.errors[0].extensions).toEqual({ code: 'INVALID_FOREIGN_KEY', collection: 'articles', field: 'author', value: 999 })
+      expect(response.body.errors[0].extensions).toEqual({
+        code: 'INVALID_FOREIGN_KEY',
+        collection: 'articles',
+        field: 'author',
+        value: 999,
+      })
       await expectUnchanged()
     })
 
@@ -142,7 +153,9 @@ forEachDialect((ctx) => {
 
     it('applies data to exactly those keys', async () => {
       const keys = [1, 2, 3]
-      const response = await request(app).patch('/api/items/articles?fields=id,status').send({ keys, data: { status: 'archived' } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,status')
+        .send({ keys, data: { status: 'archived' } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: keys.map((id) => ({ id, status: 'archived' })) })
       const archived = idsWhere((a) => a.status === 'archived' || keys.includes(a.id))
@@ -173,10 +186,14 @@ forEachDialect((ctx) => {
     it('honours search', async () => {
       const matching = idsWhere((a) => a.title.toLowerCase().includes('snake'))
       expect(matching).toEqual([88, 101])
-      const response = await request(app).patch('/api/items/articles?fields=id,status').send({ query: { search: 'SNAKE' }, data: { status: 'archived' } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,status')
+        .send({ query: { search: 'SNAKE' }, data: { status: 'archived' } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: matching.map((id) => ({ id, status: 'archived' })) })
-      expect(await rowCount(ctx, 'articles', { status: 'archived' })).toBe(idsWhere((a) => a.status === 'archived' || matching.includes(a.id)).length)
+      expect(await rowCount(ctx, 'articles', { status: 'archived' })).toBe(
+        idsWhere((a) => a.status === 'archived' || matching.includes(a.id)).length,
+      )
     })
 
     it('honours sort and limit: only the first rows in that order change', async () => {
@@ -193,7 +210,9 @@ forEachDialect((ctx) => {
     })
 
     it('answers { data: [] } when nothing matches', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ query: { filter: { id: { _gt: 100000 } } }, data: { title: 'None' } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ query: { filter: { id: { _gt: 100000 } } }, data: { title: 'None' } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: [] })
     })
@@ -217,7 +236,9 @@ forEachDialect((ctx) => {
         ],
       })
       expect(await allArticles(app)).toEqual(
-        seed.articles.map((a) => (a.id === 1 ? { ...a, title: 'First changed' } : a.id === 2 ? { ...a, rating: 3, status: 'archived' } : a)),
+        seed.articles.map((a) =>
+          a.id === 1 ? { ...a, title: 'First changed' } : a.id === 2 ? { ...a, rating: 3, status: 'archived' } : a,
+        ),
       )
     })
   })
@@ -250,12 +271,20 @@ forEachDialect((ctx) => {
     refusalsOnly()
 
     it('answers 404 NOT_FOUND for a missing key and changes none of the others', async () => {
-      expectError(await request(app).patch('/api/items/articles').send({ keys: [1, 99999, 2], data: { title: 'X' } }), 404, 'NOT_FOUND')
+      expectError(
+        await request(app)
+          .patch('/api/items/articles')
+          .send({ keys: [1, 99999, 2], data: { title: 'X' } }),
+        404,
+        'NOT_FOUND',
+      )
       await expectUnchanged()
     })
 
     it('refuses data failing validation with 400 and changes nothing', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ keys: [1, 2], data: { rating: 'high' } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ keys: [1, 2], data: { rating: 'high' } })
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'FAILED_VALIDATION', field: 'rating' })
       await expectUnchanged()
@@ -263,14 +292,22 @@ forEachDialect((ctx) => {
 
     it('refuses more keys than maxBatchSize with 400 and changes nothing', async () => {
       const small = createApp(ctx.knex, { maxBatchSize: 2 })
-      expectError(await request(small).patch('/api/items/articles').send({ keys: [1, 2, 3], data: { title: 'X' } }), 400, 'INVALID_PAYLOAD')
+      expectError(
+        await request(small)
+          .patch('/api/items/articles')
+          .send({ keys: [1, 2, 3], data: { title: 'X' } }),
+        400,
+        'INVALID_PAYLOAD',
+      )
       await expectUnchanged()
     })
 
     it('refuses a match larger than maxBatchSize with 400 and changes nothing', async () => {
       const small = createApp(ctx.knex, { maxBatchSize: 100 })
       expectError(
-        await request(small).patch('/api/items/articles').send({ query: { filter: { status: { _eq: 'published' } } }, data: { rating: 5 } }),
+        await request(small)
+          .patch('/api/items/articles')
+          .send({ query: { filter: { status: { _eq: 'published' } } }, data: { rating: 5 } }),
         400,
         'INVALID_PAYLOAD',
       )
@@ -278,14 +315,18 @@ forEachDialect((ctx) => {
     })
 
     it('refuses data failing validation with 400 and changes nothing', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ query: { filter: { id: { _lte: 10 } } }, data: { title: null } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ query: { filter: { id: { _lte: 10 } } }, data: { title: null } })
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'FAILED_VALIDATION', field: 'title' })
       await expectUnchanged()
     })
 
     it('refuses a filter on an unknown field with 400 and changes nothing', async () => {
-      const response = await request(app).patch('/api/items/articles').send({ query: { filter: { nope: { _eq: 1 } } }, data: { rating: 1 } })
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send({ query: { filter: { nope: { _eq: 1 } } }, data: { rating: 1 } })
       expect(response.status).toBe(400)
       expect(['INVALID_QUERY', 'INVALID_PAYLOAD']).toContain(response.body.errors[0].extensions.code)
       await expectUnchanged()
@@ -305,7 +346,10 @@ forEachDialect((ctx) => {
     it('answers 404 NOT_FOUND for an item whose key does not exist and writes none of the items', async () => {
       const response = await request(app)
         .patch('/api/items/articles')
-        .send([{ id: 1, title: 'Would change' }, { id: 99999, title: 'Ghost' }])
+        .send([
+          { id: 1, title: 'Would change' },
+          { id: 99999, title: 'Ghost' },
+        ])
       expectError(response, 404, 'NOT_FOUND')
       await expectUnchanged()
     })
@@ -313,7 +357,10 @@ forEachDialect((ctx) => {
     it('refuses a later item failing validation with 400 naming its index, and writes nothing', async () => {
       const response = await request(app)
         .patch('/api/items/articles')
-        .send([{ id: 1, title: 'Would change' }, { id: 2, rating: 'abc' }])
+        .send([
+          { id: 1, title: 'Would change' },
+          { id: 2, rating: 'abc' },
+        ])
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'FAILED_VALIDATION', field: 'rating', item: 1 })
       await expectUnchanged()
@@ -322,7 +369,10 @@ forEachDialect((ctx) => {
     it('refuses a bad foreign key in the last item with 400 and writes nothing', async () => {
       const response = await request(app)
         .patch('/api/items/articles')
-        .send([{ id: 1, title: 'Would change' }, { id: 2, author: 999 }])
+        .send([
+          { id: 1, title: 'Would change' },
+          { id: 2, author: 999 },
+        ])
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FOREIGN_KEY', field: 'author' })
       await expectUnchanged()
@@ -331,7 +381,10 @@ forEachDialect((ctx) => {
     it('rolls back earlier items when a later one breaks a unique constraint', async () => {
       const response = await request(app)
         .patch('/api/items/authors')
-        .send([{ id: 1, name: 'Renamed' }, { id: 3, email: seed.authors[1]!.email }])
+        .send([
+          { id: 1, name: 'Renamed' },
+          { id: 3, email: seed.authors[1]!.email },
+        ])
       expect(response.status).toBe(400)
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'RECORD_NOT_UNIQUE', field: 'email' })
       const one = await request(app).get('/api/items/authors/1?fields=name')
@@ -386,14 +439,18 @@ forEachDialect((ctx) => {
     it('deletes every row a query matches, past 100 rows', async () => {
       const doomed = seed.comments.filter((comment) => comment.votes <= 50)
       expect(doomed.length).toBeGreaterThan(100)
-      const response = await request(app).delete('/api/items/comments').send({ query: { filter: { votes: { _lte: 50 } } } })
+      const response = await request(app)
+        .delete('/api/items/comments')
+        .send({ query: { filter: { votes: { _lte: 50 } } } })
       expect(response.status).toBe(204)
       await expectCounts(app, ctx, 'comments', seed.comments.length - doomed.length)
       expect(await rowCount(ctx, 'comments', {})).toBe(seed.comments.filter((comment) => comment.votes > 50).length)
     })
 
     it('honours sort and limit in a query', async () => {
-      const response = await request(app).delete('/api/items/comments').send({ query: { sort: ['-id'], limit: 5 } })
+      const response = await request(app)
+        .delete('/api/items/comments')
+        .send({ query: { sort: ['-id'], limit: 5 } })
       expect(response.status).toBe(204)
       const remaining = (await ctx.knex('comments').max({ top: 'id' }))[0]!.top
       expect(Number(remaining)).toBe(seed.comments.length - 5)
@@ -420,13 +477,25 @@ forEachDialect((ctx) => {
 
     it('refuses a query matching more than maxBatchSize with 400 and deletes nothing', async () => {
       const small = createApp(ctx.knex, { maxBatchSize: 100 })
-      expectError(await request(small).delete('/api/items/comments').send({ query: { filter: { votes: { _lte: 50 } } } }), 400, 'INVALID_PAYLOAD')
+      expectError(
+        await request(small)
+          .delete('/api/items/comments')
+          .send({ query: { filter: { votes: { _lte: 50 } } } }),
+        400,
+        'INVALID_PAYLOAD',
+      )
       await expectUnchanged()
     })
 
     it('answers 404 NOT_FOUND for a missing key among the keys and deletes nothing', async () => {
       expectError(await request(app).delete('/api/items/comments').send([1, 2, 99999]), 404, 'NOT_FOUND')
-      expectError(await request(app).delete('/api/items/comments').send({ keys: [99999, 1] }), 404, 'NOT_FOUND')
+      expectError(
+        await request(app)
+          .delete('/api/items/comments')
+          .send({ keys: [99999, 1] }),
+        404,
+        'NOT_FOUND',
+      )
       await expectUnchanged()
     })
 

@@ -44,7 +44,13 @@ function node(of: Collection, name: string): FieldNode {
   if (member.kind === 'field') return { kind: 'field', output: name, field: member }
   const related = collection(member.related)
   // Unexpanded o2m: the keys, with the related collection's default list shape.
-  const selection = { filter: null, search: null, sort: [{ field: related.primaryKey, direction: 'asc' as const, path: [] }], limit: 100, offset: 0 }
+  const selection = {
+    filter: null,
+    search: null,
+    sort: [{ field: related.primaryKey, direction: 'asc' as const, path: [] }],
+    limit: 100,
+    offset: 0,
+  }
   return { kind: 'o2m', output: name, relation: member, related, children: null, selection }
 }
 
@@ -148,9 +154,19 @@ describe('parseFields', () => {
     ['hidden field after *', authors, '*,password_hash', 'Field "password_hash" does not exist in collection "authors"'],
     ['unknown segment of a path', articles, 'author.nope', 'Field "nope" does not exist in collection "authors"'],
     ['hidden field behind a relation', articles, 'author.password_hash', 'Field "password_hash" does not exist in collection "authors"'],
-    ['path through a field that is not a relation', articles, 'title.x', 'Field "title" of collection "articles" is not a relation, so "title.x" cannot go through it'],
+    [
+      'path through a field that is not a relation',
+      articles,
+      'title.x',
+      'Field "title" of collection "articles" is not a relation, so "title.x" cannot go through it',
+    ],
     ['empty segment', articles, 'author..name', '"fields" has an empty segment in "author..name"'],
-    ['more than 10 relations', articles, 'parent.'.repeat(11) + 'id', `"fields" path "${'parent.'.repeat(11)}id" crosses more than 10 relations`],
+    [
+      'more than 10 relations',
+      articles,
+      'parent.'.repeat(11) + 'id',
+      `"fields" path "${'parent.'.repeat(11)}id" crosses more than 10 relations`,
+    ],
     ['bracket object', articles, { a: 'id' }, '"fields" must be a comma-separated list'],
   ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
     expect(reasonOf(() => fieldsOf(raw, of))).toBe(reason)
@@ -161,21 +177,76 @@ describe('parseSort', () => {
   it.each<[string, unknown, Array<[string, 'asc' | 'desc']>]>([
     ['absent: primary key ascending', undefined, [['id', 'asc']]],
     ['empty text: primary key ascending', '', [['id', 'asc']]],
-    ['comma list, then the primary key tiebreaker', '-rating,title', [['rating', 'desc'], ['title', 'asc'], ['id', 'asc']]],
-    ['array form', ['-published_at', 'status'], [['published_at', 'desc'], ['status', 'asc'], ['id', 'asc']]],
-    ['explicit primary key is not appended twice', ['-rating', 'id'], [['rating', 'desc'], ['id', 'asc']]],
+    [
+      'comma list, then the primary key tiebreaker',
+      '-rating,title',
+      [
+        ['rating', 'desc'],
+        ['title', 'asc'],
+        ['id', 'asc'],
+      ],
+    ],
+    [
+      'array form',
+      ['-published_at', 'status'],
+      [
+        ['published_at', 'desc'],
+        ['status', 'asc'],
+        ['id', 'asc'],
+      ],
+    ],
+    [
+      'explicit primary key is not appended twice',
+      ['-rating', 'id'],
+      [
+        ['rating', 'desc'],
+        ['id', 'asc'],
+      ],
+    ],
     ['descending primary key alone', '-id', [['id', 'desc']]],
-    ['primary key in the middle keeps its place', 'id,title', [['id', 'asc'], ['title', 'asc']]],
-    ['+ prefix means ascending', '+title', [['title', 'asc'], ['id', 'asc']]],
-    ['a repeated field keeps its first direction', '-title,title', [['title', 'desc'], ['id', 'asc']]],
-    ['m2o key columns sort by the key', 'author', [['author', 'asc'], ['id', 'asc']]],
+    [
+      'primary key in the middle keeps its place',
+      'id,title',
+      [
+        ['id', 'asc'],
+        ['title', 'asc'],
+      ],
+    ],
+    [
+      '+ prefix means ascending',
+      '+title',
+      [
+        ['title', 'asc'],
+        ['id', 'asc'],
+      ],
+    ],
+    [
+      'a repeated field keeps its first direction',
+      '-title,title',
+      [
+        ['title', 'desc'],
+        ['id', 'asc'],
+      ],
+    ],
+    [
+      'm2o key columns sort by the key',
+      'author',
+      [
+        ['author', 'asc'],
+        ['id', 'asc'],
+      ],
+    ],
   ])('%s', (_label, raw, expected) => {
     expect(parseSort(raw, articles, schema)).toEqual(sortNodes(articles, expected))
   })
 
   it('resolves a many-to-one path into hops over schema objects', () => {
     const [byAuthor] = parseSort('-author.name', articles, schema)
-    expect(byAuthor).toEqual({ field: field(authors, 'name'), direction: 'desc', path: [{ field: field(articles, 'author'), related: authors, scope: null }] })
+    expect(byAuthor).toEqual({
+      field: field(authors, 'name'),
+      direction: 'desc',
+      path: [{ field: field(articles, 'author'), related: authors, scope: null }],
+    })
   })
 
   it('uses the schema field objects', () => {
@@ -186,10 +257,30 @@ describe('parseSort', () => {
   it.each<[string, Collection, unknown, string]>([
     ['unknown field', articles, 'nope', 'Cannot sort by "nope": no field "nope" in collection "articles"'],
     ['unknown descending field', articles, '-nope', 'Cannot sort by "nope": no field "nope" in collection "articles"'],
-    ['hidden field, like an unknown one', authors, 'password_hash', 'Cannot sort by "password_hash": no field "password_hash" in collection "authors"'],
-    ['hidden field behind a relation', articles, 'author.password_hash', 'Cannot sort by "author.password_hash": no field "password_hash" in collection "authors"'],
-    ['a path through a field that is not a many-to-one', articles, 'title.x', 'Cannot sort by "title.x": "title" is not a many-to-one relation'],
-    ['a path through a one-to-many', articles, 'comments.votes', 'Cannot sort by "comments.votes": "comments" is not a many-to-one relation'],
+    [
+      'hidden field, like an unknown one',
+      authors,
+      'password_hash',
+      'Cannot sort by "password_hash": no field "password_hash" in collection "authors"',
+    ],
+    [
+      'hidden field behind a relation',
+      articles,
+      'author.password_hash',
+      'Cannot sort by "author.password_hash": no field "password_hash" in collection "authors"',
+    ],
+    [
+      'a path through a field that is not a many-to-one',
+      articles,
+      'title.x',
+      'Cannot sort by "title.x": "title" is not a many-to-one relation',
+    ],
+    [
+      'a path through a one-to-many',
+      articles,
+      'comments.votes',
+      'Cannot sort by "comments.votes": "comments" is not a many-to-one relation',
+    ],
     ['json field', articles, 'tags', 'Cannot sort by "tags": only scalar fields can be sorted'],
     ['o2m alias', articles, '-comments', 'Cannot sort by "comments": only scalar fields can be sorted'],
     ['bracket object', articles, { a: 'id' }, '"sort" must be a comma-separated list'],
@@ -282,9 +373,13 @@ describe('readQueryString', () => {
     ['repeated parameter becomes an array', '/items/articles?sort=id&sort=title', { sort: ['id', 'title'] }],
     ['nested brackets', '/items/articles?filter[rating][_eq]=5', { filter: { rating: { _eq: '5' } } }],
     ['encoded brackets', '/items/articles?filter%5Brating%5D%5B_eq%5D=5', { filter: { rating: { _eq: '5' } } }],
-    ['group arrays', '/items/articles?filter[_or][0][id][_eq]=1&filter[_or][1][id][_eq]=2', {
-      filter: { _or: [{ id: { _eq: '1' } }, { id: { _eq: '2' } }] },
-    }],
+    [
+      'group arrays',
+      '/items/articles?filter[_or][0][id][_eq]=1&filter[_or][1][id][_eq]=2',
+      {
+        filter: { _or: [{ id: { _eq: '1' } }, { id: { _eq: '2' } }] },
+      },
+    ],
     ['percent-decoding and + as space', '/items/articles?search=%C3%BCber+alles%25', { search: 'über alles%' }],
     ['a JSON filter stays text', '/items/articles?filter={"id":{"_eq":1}}', { filter: '{"id":{"_eq":1}}' }],
     ['a bare name is an empty value', '/items/articles?meta', { meta: '' }],
@@ -312,13 +407,42 @@ describe('readQueryString', () => {
   })
 
   it.each<[string, QueryStringLimits, string, string]>([
-    ['too many parameters', { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 }, 'a=1&b=2&c=3&d=4', 'The query string has more than 3 parameters'],
-    ['too long a bracket array', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[]=a&f[]=b&f[]=c&f[]=d', 'A list in the query string has more than 3 values'],
-    ['too long a repeated parameter', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f=a&f=b&f=c&f=d', 'A list in the query string has more than 3 values'],
-    ['an array index past the limit', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 }, 'f[5]=x', 'A list in the query string has more than 3 values'],
-    ['too long an _in list', { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
-      'filter[id][_in][]=1&filter[id][_in][]=2&filter[id][_in][]=3&filter[id][_in][]=4', 'A list in the query string has more than 3 values'],
-    ['too deep brackets', { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 }, 'f[a][b][c]=1', 'The query string nests brackets deeper than 2 levels'],
+    [
+      'too many parameters',
+      { maxParameters: 3, maxArrayLength: 10, maxDepth: 5 },
+      'a=1&b=2&c=3&d=4',
+      'The query string has more than 3 parameters',
+    ],
+    [
+      'too long a bracket array',
+      { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
+      'f[]=a&f[]=b&f[]=c&f[]=d',
+      'A list in the query string has more than 3 values',
+    ],
+    [
+      'too long a repeated parameter',
+      { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
+      'f=a&f=b&f=c&f=d',
+      'A list in the query string has more than 3 values',
+    ],
+    [
+      'an array index past the limit',
+      { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
+      'f[5]=x',
+      'A list in the query string has more than 3 values',
+    ],
+    [
+      'too long an _in list',
+      { maxParameters: 100, maxArrayLength: 3, maxDepth: 5 },
+      'filter[id][_in][]=1&filter[id][_in][]=2&filter[id][_in][]=3&filter[id][_in][]=4',
+      'A list in the query string has more than 3 values',
+    ],
+    [
+      'too deep brackets',
+      { maxParameters: 100, maxArrayLength: 10, maxDepth: 2 },
+      'f[a][b][c]=1',
+      'The query string nests brackets deeper than 2 levels',
+    ],
   ])('%s → InvalidQueryError naming the limit', (_label, custom, query, expected) => {
     expect(reasonOf(() => readQueryString(`/x?${query}`, custom))).toBe(expected)
   })
@@ -355,7 +479,10 @@ describe('parseQuery', () => {
       scope: null,
       filter: { kind: 'comparison', field: field(articles, 'rating'), operator: '_gte', value: 3 },
       search: { term: 'über', fields: articles.fields.filter((each) => !each.hidden) },
-      sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
+      sort: sortNodes(articles, [
+        ['rating', 'desc'],
+        ['id', 'asc'],
+      ]),
       limit: 7,
       offset: 14,
       meta: { totalCount: true, filterCount: false },
@@ -383,13 +510,21 @@ describe('parseQuery', () => {
   })
 
   it.each<[string, Record<string, unknown>, string]>([
-    ['unknown function', { aggregate: { median: 'rating' } }, 'Unknown aggregate function "median"; use count, countDistinct, sum, sumDistinct, avg, avgDistinct, min, max'],
+    [
+      'unknown function',
+      { aggregate: { median: 'rating' } },
+      'Unknown aggregate function "median"; use count, countDistinct, sum, sumDistinct, avg, avgDistinct, min, max',
+    ],
     ['* outside count', { aggregate: { sum: '*' } }, '"aggregate[sum]" needs a field; only count takes *'],
     ['sum of text', { aggregate: { sum: 'title' } }, '"aggregate[sum]" does not apply to field "title"'],
     ['unknown field', { aggregate: { count: 'nope' } }, 'Field "nope" does not exist in collection "articles"'],
     ['group by json', { groupBy: 'tags' }, '"groupBy" cannot group by "tags"'],
     ['group by count()', { groupBy: 'count(comments)' }, '"groupBy" takes fields and date functions, not "count(comments)"'],
-    ['sort by something not grouped', { groupBy: 'status', sort: 'title' }, 'Cannot sort by "title": with aggregate or groupBy, sort by a group field or an aggregate such as count.id'],
+    [
+      'sort by something not grouped',
+      { groupBy: 'status', sort: 'title' },
+      'Cannot sort by "title": with aggregate or groupBy, sort by a group field or an aggregate such as count.id',
+    ],
   ])('aggregate: %s → InvalidQueryError', (_label, raw, reason) => {
     expect(reasonOf(() => parse(raw))).toBe(reason)
   })
@@ -480,9 +615,7 @@ describe('parseQuery', () => {
   })
 
   it('reports the first broken parameter, in parsing order', () => {
-    expect(reasonOf(() => parse({ fields: 'nope', sort: 'nope', limit: 'x' }))).toBe(
-      'Field "nope" does not exist in collection "articles"',
-    )
+    expect(reasonOf(() => parse({ fields: 'nope', sort: 'nope', limit: 'x' }))).toBe('Field "nope" does not exist in collection "articles"')
   })
 })
 
@@ -506,7 +639,10 @@ describe('parseSelection (by-query writes)', () => {
     expect(selection).toEqual({
       filter: { kind: 'comparison', field: field(articles, 'status'), operator: '_eq', value: 'draft' },
       search: { term: 'river', fields: articles.fields.filter((each) => !each.hidden) },
-      sort: sortNodes(articles, [['rating', 'desc'], ['id', 'asc']]),
+      sort: sortNodes(articles, [
+        ['rating', 'desc'],
+        ['id', 'asc'],
+      ]),
       limit: 5,
       offset: 2,
     })

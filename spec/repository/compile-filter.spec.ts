@@ -64,8 +64,11 @@ function each(sqlite: [string, unknown[]], postgres: [string, unknown[]], mysql:
 
 describe('compileFilter', () => {
   it('picks the three dialects from the knex clients', () => {
-    expect({ sqlite: dialectOf(KNEX.sqlite).name, postgres: dialectOf(KNEX.postgres).name, mysql: dialectOf(KNEX.mysql).name })
-      .toEqual({ sqlite: 'sqlite', postgres: 'postgres', mysql: 'mysql' })
+    expect({ sqlite: dialectOf(KNEX.sqlite).name, postgres: dialectOf(KNEX.postgres).name, mysql: dialectOf(KNEX.mysql).name }).toEqual({
+      sqlite: 'sqlite',
+      postgres: 'postgres',
+      mysql: 'mysql',
+    })
   })
 
   describe('comparisons', () => {
@@ -80,69 +83,86 @@ describe('compileFilter', () => {
       ['_nin', 'articles', { rating: { _nin: [1, 5] } }, same('"rating" not in (?, ?)', [1, 5])],
       ['_between', 'articles', { rating: { _between: '2,3' } }, same('"rating" between ? and ?', [2, 3])],
       ['_nbetween', 'articles', { rating: { _nbetween: [2, 3] } }, same('"rating" not between ? and ?', [2, 3])],
-      ['dateTime binds the wall clock with a space', 'articles', { published_at: { _gt: '2024-01-01' } }, same('"published_at" > ?', ['2024-01-01 00:00:00'])],
-      ['$NOW(-1 day) binds the clock minus a day', 'articles', { published_at: { _lte: '$NOW(-1 day)' } }, same('"published_at" <= ?', ['2024-05-01 10:00:00'])],
+      [
+        'dateTime binds the wall clock with a space',
+        'articles',
+        { published_at: { _gt: '2024-01-01' } },
+        same('"published_at" > ?', ['2024-01-01 00:00:00']),
+      ],
+      [
+        '$NOW(-1 day) binds the clock minus a day',
+        'articles',
+        { published_at: { _lte: '$NOW(-1 day)' } },
+        same('"published_at" <= ?', ['2024-05-01 10:00:00']),
+      ],
       ['json _nnull', 'articles', { tags: { _nnull: true } }, same('"tags" is not null', [])],
       ['boolean binds true', 'samples', { active: { _eq: 'true' } }, same('"active" = ?', [true], 'samples')],
-      ['uuid binds lower case', 'samples', { ref: { _in: ['7D444840-9DC0-11D1-B245-5FFDCE74FAD2'] } },
-        same('"ref" in (?)', ['7d444840-9dc0-11d1-b245-5ffdce74fad2'], 'samples')],
+      [
+        'uuid binds lower case',
+        'samples',
+        { ref: { _in: ['7D444840-9DC0-11D1-B245-5FFDCE74FAD2'] } },
+        same('"ref" in (?)', ['7d444840-9dc0-11d1-b245-5ffdce74fad2'], 'samples'),
+      ],
       ['bigInteger binds exact text', 'samples', { big: { _eq: '9007199254740993' } }, same('"big" = ?', ['9007199254740993'], 'samples')],
-      ['decimal binds canonical text', 'samples', { price: { _between: [0, '12.50'] } }, same('"price" between ? and ?', ['0', '12.5'], 'samples')],
+      [
+        'decimal binds canonical text',
+        'samples',
+        { price: { _between: [0, '12.50'] } },
+        same('"price" between ? and ?', ['0', '12.5'], 'samples'),
+      ],
     ])('%s', (_label, collection, filter, expected) => {
       expect(compileAll(collection, filter)).toEqual(expected)
     })
 
     it('binds a timestamp as UTC, without the Z on MySQL', () => {
-      expect(compileAll('samples', { logged_at: { _gte: '2024-05-01T12:00:00+02:00' } })).toEqual(each(
-        ['`logged_at` >= ?', ['2024-05-01T10:00:00.000Z']],
-        ['"logged_at" >= ?', ['2024-05-01T10:00:00.000Z']],
-        ['`logged_at` >= ?', ['2024-05-01 10:00:00.000']],
-        'samples',
-      ))
+      expect(compileAll('samples', { logged_at: { _gte: '2024-05-01T12:00:00+02:00' } })).toEqual(
+        each(
+          ['`logged_at` >= ?', ['2024-05-01T10:00:00.000Z']],
+          ['"logged_at" >= ?', ['2024-05-01T10:00:00.000Z']],
+          ['`logged_at` >= ?', ['2024-05-01 10:00:00.000']],
+          'samples',
+        ),
+      )
     })
   })
 
   describe('text equality', () => {
     // MySQL's default collations ignore case, accents and trailing spaces, so equality there is also checked in bytes.
     it('_eq', () => {
-      expect(compileAll('articles', { status: 'draft' })).toEqual(each(
-        ['`status` = ?', ['draft']],
-        ['"status" = ?', ['draft']],
-        ['`status` = ? and `status` = CAST(? AS BINARY)', ['draft', 'draft']],
-      ))
+      expect(compileAll('articles', { status: 'draft' })).toEqual(
+        each(
+          ['`status` = ?', ['draft']],
+          ['"status" = ?', ['draft']],
+          ['`status` = ? and `status` = CAST(? AS BINARY)', ['draft', 'draft']],
+        ),
+      )
     })
 
     it('_neq', () => {
-      expect(compileAll('articles', { status: { _neq: 'draft' } })).toEqual(each(
-        ['`status` <> ?', ['draft']],
-        ['"status" <> ?', ['draft']],
-        ['`status` <> CAST(? AS BINARY)', ['draft']],
-      ))
+      expect(compileAll('articles', { status: { _neq: 'draft' } })).toEqual(
+        each(['`status` <> ?', ['draft']], ['"status" <> ?', ['draft']], ['`status` <> CAST(? AS BINARY)', ['draft']]),
+      )
     })
 
     it('_in', () => {
-      expect(compileAll('articles', { status: { _in: ['draft', 'archived'] } })).toEqual(each(
-        ['`status` in (?, ?)', ['draft', 'archived']],
-        ['"status" in (?, ?)', ['draft', 'archived']],
-        ['`status` in (?, ?) and `status` IN (CAST(? AS BINARY), CAST(? AS BINARY))', ['draft', 'archived', 'draft', 'archived']],
-      ))
+      expect(compileAll('articles', { status: { _in: ['draft', 'archived'] } })).toEqual(
+        each(
+          ['`status` in (?, ?)', ['draft', 'archived']],
+          ['"status" in (?, ?)', ['draft', 'archived']],
+          ['`status` in (?, ?) and `status` IN (CAST(? AS BINARY), CAST(? AS BINARY))', ['draft', 'archived', 'draft', 'archived']],
+        ),
+      )
     })
 
     it('_nin', () => {
-      expect(compileAll('articles', { status: { _nin: 'draft' } })).toEqual(each(
-        ['`status` not in (?)', ['draft']],
-        ['"status" not in (?)', ['draft']],
-        ['`status` NOT IN (CAST(? AS BINARY))', ['draft']],
-      ))
+      expect(compileAll('articles', { status: { _nin: 'draft' } })).toEqual(
+        each(['`status` not in (?)', ['draft']], ['"status" not in (?)', ['draft']], ['`status` NOT IN (CAST(? AS BINARY))', ['draft']]),
+      )
     })
 
     it('an empty _in matches nothing', () => {
       expect(compileAll('articles', { rating: { _in: '' } })).toEqual(same('1 = ?', [0]))
-      expect(compileAll('articles', { status: { _in: [] } })).toEqual(each(
-        ['1 = ?', [0]],
-        ['1 = ?', [0]],
-        ['1 = 0', []],
-      ))
+      expect(compileAll('articles', { status: { _in: [] } })).toEqual(each(['1 = ?', [0]], ['1 = ?', [0]], ['1 = 0', []]))
     })
 
     it('an empty _nin excludes nothing', () => {
@@ -152,75 +172,83 @@ describe('compileFilter', () => {
 
   describe('patterns', () => {
     it('_contains is GLOB on SQLite and a binary LIKE on MySQL', () => {
-      expect(compileAll('articles', { title: { _contains: 'Über' } })).toEqual(each(
-        ['`title` GLOB ?', ['*Über*']],
-        ['"title" LIKE ?', ['%Über%']],
-        ['`title` LIKE CAST(? AS BINARY)', ['%Über%']],
-      ))
+      expect(compileAll('articles', { title: { _contains: 'Über' } })).toEqual(
+        each(['`title` GLOB ?', ['*Über*']], ['"title" LIKE ?', ['%Über%']], ['`title` LIKE CAST(? AS BINARY)', ['%Über%']]),
+      )
     })
 
     it('_icontains folds both sides', () => {
-      expect(compileAll('articles', { title: { _icontains: 'Über' } })).toEqual(each(
-        ["items_fold(`title`) LIKE items_fold(?) ESCAPE '\\'", ['%Über%']],
-        ['"title" ILIKE ?', ['%Über%']],
-        ['LOWER(`title`) LIKE CAST(LOWER(?) AS BINARY)', ['%Über%']],
-      ))
+      expect(compileAll('articles', { title: { _icontains: 'Über' } })).toEqual(
+        each(
+          ["items_fold(`title`) LIKE items_fold(?) ESCAPE '\\'", ['%Über%']],
+          ['"title" ILIKE ?', ['%Über%']],
+          ['LOWER(`title`) LIKE CAST(LOWER(?) AS BINARY)', ['%Über%']],
+        ),
+      )
     })
 
     it('escapes % and _ for LIKE; GLOB needs no escape for them', () => {
-      expect(compileAll('articles', { title: { _contains: '100%_x' } })).toEqual(each(
-        ['`title` GLOB ?', ['*100%_x*']],
-        ['"title" LIKE ?', ['%100\\%\\_x%']],
-        ['`title` LIKE CAST(? AS BINARY)', ['%100\\%\\_x%']],
-      ))
+      expect(compileAll('articles', { title: { _contains: '100%_x' } })).toEqual(
+        each(['`title` GLOB ?', ['*100%_x*']], ['"title" LIKE ?', ['%100\\%\\_x%']], ['`title` LIKE CAST(? AS BINARY)', ['%100\\%\\_x%']]),
+      )
     })
 
     it('escapes % in a case-insensitive suffix match', () => {
-      expect(compileAll('articles', { title: { _iends_with: '50%' } })).toEqual(each(
-        ["items_fold(`title`) LIKE items_fold(?) ESCAPE '\\'", ['%50\\%']],
-        ['"title" ILIKE ?', ['%50\\%']],
-        ['LOWER(`title`) LIKE CAST(LOWER(?) AS BINARY)', ['%50\\%']],
-      ))
+      expect(compileAll('articles', { title: { _iends_with: '50%' } })).toEqual(
+        each(
+          ["items_fold(`title`) LIKE items_fold(?) ESCAPE '\\'", ['%50\\%']],
+          ['"title" ILIKE ?', ['%50\\%']],
+          ['LOWER(`title`) LIKE CAST(LOWER(?) AS BINARY)', ['%50\\%']],
+        ),
+      )
     })
 
     it('brackets GLOB wildcards and doubles the LIKE escape character', () => {
-      expect(compileAll('articles', { title: { _starts_with: 'a*?[b]\\' } })).toEqual(each(
-        ['`title` GLOB ?', ['a[*][?][[]b]\\*']],
-        ['"title" LIKE ?', ['a*?[b]\\\\%']],
-        ['`title` LIKE CAST(? AS BINARY)', ['a*?[b]\\\\%']],
-      ))
+      expect(compileAll('articles', { title: { _starts_with: 'a*?[b]\\' } })).toEqual(
+        each(
+          ['`title` GLOB ?', ['a[*][?][[]b]\\*']],
+          ['"title" LIKE ?', ['a*?[b]\\\\%']],
+          ['`title` LIKE CAST(? AS BINARY)', ['a*?[b]\\\\%']],
+        ),
+      )
     })
 
     it('negates a case-insensitive prefix match', () => {
-      expect(compileAll('articles', { title: { _nistarts_with: 'Quiet' } })).toEqual(each(
-        ["items_fold(`title`) NOT LIKE items_fold(?) ESCAPE '\\'", ['Quiet%']],
-        ['"title" NOT ILIKE ?', ['Quiet%']],
-        ['LOWER(`title`) NOT LIKE CAST(LOWER(?) AS BINARY)', ['Quiet%']],
-      ))
+      expect(compileAll('articles', { title: { _nistarts_with: 'Quiet' } })).toEqual(
+        each(
+          ["items_fold(`title`) NOT LIKE items_fold(?) ESCAPE '\\'", ['Quiet%']],
+          ['"title" NOT ILIKE ?', ['Quiet%']],
+          ['LOWER(`title`) NOT LIKE CAST(LOWER(?) AS BINARY)', ['Quiet%']],
+        ),
+      )
     })
 
     it('_ends_with anchors at the end', () => {
-      expect(compileAll('articles', { title: { _nends_with: '_v2' } })).toEqual(each(
-        ['`title` NOT GLOB ?', ['*_v2']],
-        ['"title" NOT LIKE ?', ['%\\_v2']],
-        ['`title` NOT LIKE CAST(? AS BINARY)', ['%\\_v2']],
-      ))
+      expect(compileAll('articles', { title: { _nends_with: '_v2' } })).toEqual(
+        each(['`title` NOT GLOB ?', ['*_v2']], ['"title" NOT LIKE ?', ['%\\_v2']], ['`title` NOT LIKE CAST(? AS BINARY)', ['%\\_v2']]),
+      )
     })
   })
 
   describe('groups', () => {
     it('nests _or and the AND of one branch in parentheses', () => {
       const filter = { _or: [{ status: { _eq: 'draft' } }, { rating: { _null: true }, title: { _ncontains: 'x' } }] }
-      expect(compileAll('articles', filter)).toEqual(each(
-        ['((`status` = ?) or ((`rating` is null and `title` NOT GLOB ?)))', ['draft', '*x*']],
-        ['(("status" = ?) or (("rating" is null and "title" NOT LIKE ?)))', ['draft', '%x%']],
-        ['((`status` = ? and `status` = CAST(? AS BINARY)) or ((`rating` is null and `title` NOT LIKE CAST(? AS BINARY))))', ['draft', 'draft', '%x%']],
-      ))
+      expect(compileAll('articles', filter)).toEqual(
+        each(
+          ['((`status` = ?) or ((`rating` is null and `title` NOT GLOB ?)))', ['draft', '*x*']],
+          ['(("status" = ?) or (("rating" is null and "title" NOT LIKE ?)))', ['draft', '%x%']],
+          [
+            '((`status` = ? and `status` = CAST(? AS BINARY)) or ((`rating` is null and `title` NOT LIKE CAST(? AS BINARY))))',
+            ['draft', 'draft', '%x%'],
+          ],
+        ),
+      )
     })
 
     it('ANDs several fields in one group', () => {
-      expect(compileAll('articles', { rating: { _gte: 4 }, published_at: { _null: true } }))
-        .toEqual(same('("rating" >= ? and "published_at" is null)', [4]))
+      expect(compileAll('articles', { rating: { _gte: 4 }, published_at: { _null: true } })).toEqual(
+        same('("rating" >= ? and "published_at" is null)', [4]),
+      )
     })
 
     it('flattens an _or inside an _or', () => {

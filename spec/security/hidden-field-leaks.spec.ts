@@ -32,7 +32,10 @@ const OWN = { author: { _eq: '$CURRENT_USER' } }
 const SETTINGS_SCOPE = { items_per_page: { _gt: 100 } }
 
 const isAdmin = (context: ItemsContext): boolean => context.role === 'admin'
-const rule = (member: AccessDecision) => (context: ItemsContext): AccessDecision => (isAdmin(context) ? true : member)
+const rule =
+  (member: AccessDecision) =>
+  (context: ItemsContext): AccessDecision =>
+    isAdmin(context) ? true : member
 
 const ACCESS_COLLECTIONS: Record<string, CollectionDefinition> = {
   ...collections,
@@ -153,7 +156,13 @@ function swap(value: unknown, from: string | number, to: string | number): unkno
  * The probe answers exactly what the control does once the probed names read like the control's; the control
  * itself answers `status` with `code` (an error) or a body `{ data }`.
  */
-function expectAlike(probe: Response, control: Response, status: number, code: string | null, swaps: ReadonlyArray<[string | number, string | number]> = []): void {
+function expectAlike(
+  probe: Response,
+  control: Response,
+  status: number,
+  code: string | null,
+  swaps: ReadonlyArray<[string | number, string | number]> = [],
+): void {
   expect(control.status).toBe(status)
   if (code !== null) {
     expect(control.body.errors).toHaveLength(1)
@@ -203,12 +212,26 @@ forEachDialect((ctx: DialectContext) => {
       ['articles', 'author.email', 'email'],
       ['articles', 'comments.body', 'body'],
     ])('%s?fields=%s fails like an unknown field', async (collection, fields, hidden) => {
-      await expectUnknownLike(`/items/${collection}?fields=${fields}`, `/items/${collection}?fields=${fields.split(hidden).join('nope')}`, hidden, 'nope')
+      await expectUnknownLike(
+        `/items/${collection}?fields=${fields}`,
+        `/items/${collection}?fields=${fields.split(hidden).join('nope')}`,
+        hidden,
+        'nope',
+      )
     })
 
     it('alias[x]=<hidden field> fails like an alias of an unknown field', async () => {
-      for (const [collection, hidden] of [['articles', 'rating'], ['authors', 'email'], ['comments', 'body']]) {
-        await expectUnknownLike(`/items/${collection}?alias[x]=${hidden}&fields=x`, `/items/${collection}?alias[x]=nope&fields=x`, hidden, 'nope')
+      for (const [collection, hidden] of [
+        ['articles', 'rating'],
+        ['authors', 'email'],
+        ['comments', 'body'],
+      ]) {
+        await expectUnknownLike(
+          `/items/${collection}?alias[x]=${hidden}&fields=x`,
+          `/items/${collection}?alias[x]=nope&fields=x`,
+          hidden,
+          'nope',
+        )
       }
     })
 
@@ -228,7 +251,11 @@ forEachDialect((ctx: DialectContext) => {
       const response = await get('/items/articles?fields=id,author.*,comments.*&limit=-1')
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(
-        ownIds.map((id) => ({ id, author: authorView(USER), comments: visibleComments.filter((row) => row.article === id).map(commentView) })),
+        ownIds.map((id) => ({
+          id,
+          author: authorView(USER),
+          comments: visibleComments.filter((row) => row.article === id).map(commentView),
+        })),
       )
     })
   })
@@ -266,11 +293,23 @@ forEachDialect((ctx: DialectContext) => {
 
     it.each([
       ['comments', `filter[author][name][_eq]=${encode(authorName(HIDDEN_AUTHOR))}`, `filter[author][name][_eq]=${encode('Nobody Here')}`],
-      ['comments', `filter[article][title][_eq]=${encode(article(HIDDEN_ARTICLE).title)}`, `filter[article][title][_eq]=${encode('No such title')}`],
-      ['comments', `filter[article][author][name][_eq]=${encode(authorName(article(HIDDEN_ARTICLE).author!))}`, `filter[article][author][name][_eq]=${encode('Nobody Here')}`],
+      [
+        'comments',
+        `filter[article][title][_eq]=${encode(article(HIDDEN_ARTICLE).title)}`,
+        `filter[article][title][_eq]=${encode('No such title')}`,
+      ],
+      [
+        'comments',
+        `filter[article][author][name][_eq]=${encode(authorName(article(HIDDEN_ARTICLE).author!))}`,
+        `filter[article][author][name][_eq]=${encode('Nobody Here')}`,
+      ],
       // An open collection relating to a restricted one, one and two hops away.
       ['article_topics', `filter[article][id][_eq]=${HIDDEN_ARTICLE}`, `filter[article][id][_eq]=${MISSING}`],
-      ['topics', `filter[articles][article][title][_eq]=${encode(article(HIDDEN_ARTICLE).title)}`, `filter[articles][article][title][_eq]=${encode('No such title')}`],
+      [
+        'topics',
+        `filter[articles][article][title][_eq]=${encode(article(HIDDEN_ARTICLE).title)}`,
+        `filter[articles][article][title][_eq]=${encode('No such title')}`,
+      ],
     ])('%s?%s: hidden related rows match like missing ones', async (collection, probe, control) => {
       await expectListLike(`/items/${collection}?fields=id&limit=-1&${probe}`, `/items/${collection}?fields=id&limit=-1&${control}`, [])
     })
@@ -296,20 +335,35 @@ forEachDialect((ctx: DialectContext) => {
       ['implicit some', `filter[comments][votes][_gte]=${VOTE_LIMIT}`, 'filter[comments][votes][_gt]=1000', []],
       ['_some by id', `filter[comments][_some][id][_in]=105,557,445,204,272`, `filter[comments][_some][id][_in]=${MISSING}`, []],
       ['_none', `filter[comments][_none][votes][_gte]=${VOTE_LIMIT}`, 'filter[comments][_none][votes][_gt]=1000', ownIds],
-      ['_none of any', 'filter[comments][_none][id][_nnull]=true', `filter[comments][_none][id][_gt]=0`, ownIds.filter((id) => !withComments.includes(id))],
+      [
+        '_none of any',
+        'filter[comments][_none][id][_nnull]=true',
+        `filter[comments][_none][id][_gt]=0`,
+        ownIds.filter((id) => !withComments.includes(id)),
+      ],
       // Readable comments of article 25 by Grace Lee: the comment is there, its author is not.
-      ['o2m then m2o', `filter[comments][author][name][_eq]=${encode(authorName(HIDDEN_AUTHOR))}`, `filter[comments][author][name][_eq]=${encode('Nobody Here')}`, []],
+      [
+        'o2m then m2o',
+        `filter[comments][author][name][_eq]=${encode(authorName(HIDDEN_AUTHOR))}`,
+        `filter[comments][author][name][_eq]=${encode('Nobody Here')}`,
+        [],
+      ],
     ])('articles %s: hidden rows neither match nor block (%s)', async (_label, probe, control, expected) => {
-      await expectListLike(`/items/articles?fields=id&limit=-1&${probe}`, `/items/articles?fields=id&limit=-1&${control}`, (expected as number[]).map((id) => ({ id })))
+      await expectListLike(
+        `/items/articles?fields=id&limit=-1&${probe}`,
+        `/items/articles?fields=id&limit=-1&${control}`,
+        (expected as number[]).map((id) => ({ id })),
+      )
     })
 
-    it.each([
-      ['_some', 'filter[articles][_some][id][_nnull]=true', [USER]],
-    ])('authors %s: only the member\'s own articles count (%s)', async (_label, query, expected) => {
-      const response = await get(`/items/authors?fields=id&limit=-1&${query}`)
-      expect(response.status).toBe(200)
-      expect(ids(response)).toEqual(expected)
-    })
+    it.each([['_some', 'filter[articles][_some][id][_nnull]=true', [USER]]])(
+      "authors %s: only the member's own articles count (%s)",
+      async (_label, query, expected) => {
+        const response = await get(`/items/authors?fields=id&limit=-1&${query}`)
+        expect(response.status).toBe(200)
+        expect(ids(response)).toEqual(expected)
+      },
+    )
 
     it.each([
       ['articles', 'filter[comments][_none][body][_null]=true', 'body'],
@@ -327,7 +381,12 @@ forEachDialect((ctx: DialectContext) => {
       ['comments', 'article.rating'],
     ])('%s?sort=%s fails like an unknown field', async (collection, sort) => {
       const hidden = sort.replace(/^-/, '').split('.').pop()!
-      await expectUnknownLike(`/items/${collection}?sort=${sort}`, `/items/${collection}?sort=${sort.split(hidden).join('nope')}`, hidden, 'nope')
+      await expectUnknownLike(
+        `/items/${collection}?sort=${sort}`,
+        `/items/${collection}?sort=${sort.split(hidden).join('nope')}`,
+        hidden,
+        'nope',
+      )
     })
 
     /** Visible comments ordered by `key`, NULLs first ascending and last descending (every dialect), then by id. */
@@ -373,7 +432,11 @@ forEachDialect((ctx: DialectContext) => {
       ['articles', HIDDEN_TERM, 'hidden rows'],
       ['comments', 'Great read', 'body'],
     ])('%s?search=%s (only in %s) matches like an absent term', async (collection, term) => {
-      await expectListLike(`/items/${collection}?fields=id&limit=-1&search=${encode(term)}`, `/items/${collection}?fields=id&limit=-1&search=zqxjkv`, [])
+      await expectListLike(
+        `/items/${collection}?fields=id&limit=-1&search=${encode(term)}`,
+        `/items/${collection}?fields=id&limit=-1&search=zqxjkv`,
+        [],
+      )
     })
 
     it('articles?search=5 looks in readable fields only, not in rating', async () => {
@@ -399,9 +462,17 @@ forEachDialect((ctx: DialectContext) => {
   // -------------------------------------------------------------------------------------------------------------
   describe('meta', () => {
     it.each([
-      ['articles', 'meta=*&filter[status][_eq]=published', { total_count: ownIds.length, filter_count: ownArticles.filter((row) => row.status === 'published').length }],
+      [
+        'articles',
+        'meta=*&filter[status][_eq]=published',
+        { total_count: ownIds.length, filter_count: ownArticles.filter((row) => row.status === 'published').length },
+      ],
       ['articles', `meta=*&search=${HIDDEN_TERM}`, { total_count: ownIds.length, filter_count: 0 }],
-      ['comments', `meta=*&filter[article][_eq]=${MIXED_ARTICLE}`, { total_count: visibleComments.length, filter_count: commentIdsOf(MIXED_ARTICLE).length }],
+      [
+        'comments',
+        `meta=*&filter[article][_eq]=${MIXED_ARTICLE}`,
+        { total_count: visibleComments.length, filter_count: commentIdsOf(MIXED_ARTICLE).length },
+      ],
       ['authors', 'meta=*&filter[id][_gt]=5', { total_count: visibleAuthorIds.length, filter_count: visibleAuthorIds.length - 5 }],
     ])('%s?%s counts readable rows only', async (collection, query, meta) => {
       const response = await get(`/items/${collection}?limit=0&${query}`)
@@ -423,15 +494,31 @@ forEachDialect((ctx: DialectContext) => {
     const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0)
 
     it.each([
-      ['articles', 'groupBy=status&aggregate[count]=*', ['archived', 'draft', 'published'].map((status) => ({ status, count: ownArticles.filter((row) => row.status === status).length }))],
-      ['comments', 'aggregate[count]=*&aggregate[sum]=votes&aggregate[max]=votes', [{ count: visibleComments.length, sum: { votes: sum(visibleComments.map((row) => row.votes)) }, max: { votes: Math.max(...visibleComments.map((row) => row.votes)) } }]],
+      [
+        'articles',
+        'groupBy=status&aggregate[count]=*',
+        ['archived', 'draft', 'published'].map((status) => ({ status, count: ownArticles.filter((row) => row.status === status).length })),
+      ],
+      [
+        'comments',
+        'aggregate[count]=*&aggregate[sum]=votes&aggregate[max]=votes',
+        [
+          {
+            count: visibleComments.length,
+            sum: { votes: sum(visibleComments.map((row) => row.votes)) },
+            max: { votes: Math.max(...visibleComments.map((row) => row.votes)) },
+          },
+        ],
+      ],
       [
         'comments',
         `groupBy=article&aggregate[count]=*&aggregate[sum]=votes&filter[article][_in]=${ownIds.join(',')}`,
-        ownIds.filter((id) => commentIdsOf(id).length > 0).map((id) => {
-          const rows = visibleComments.filter((row) => row.article === id)
-          return { article: id, count: rows.length, sum: { votes: sum(rows.map((row) => row.votes)) } }
-        }),
+        ownIds
+          .filter((id) => commentIdsOf(id).length > 0)
+          .map((id) => {
+            const rows = visibleComments.filter((row) => row.article === id)
+            return { article: id, count: rows.length, sum: { votes: sum(rows.map((row) => row.votes)) } }
+          }),
       ],
     ])('%s?%s summarizes readable rows only', async (collection, query, expected) => {
       const response = await get(`/items/${collection}?${query}`)
@@ -446,7 +533,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(ownIds.some((id) => seed.comments.filter((row) => row.article === id).length !== commentIdsOf(id).length)).toBe(true)
     })
 
-    it('count(articles) on authors counts the member\'s own articles only', async () => {
+    it("count(articles) on authors counts the member's own articles only", async () => {
       const response = await get('/items/authors?fields=id,count(articles)&limit=-1')
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(visibleAuthorIds.map((id) => ({ id, articles_count: id === USER ? ownIds.length : 0 })))
@@ -472,18 +559,53 @@ forEachDialect((ctx: DialectContext) => {
     const emptyLists = (output: string): Row[] => ownIds.map((id) => ({ id, [output]: [] }))
 
     it.each([
-      ['on hidden rows', 'fields=id,comments.votes', `deep[comments][_filter][votes][_gte]=${VOTE_LIMIT}`, 'deep[comments][_filter][votes][_gt]=1000', 'comments'],
-      ['on hidden related rows', 'fields=id,comments.votes', `deep[comments][_filter][author][name][_eq]=${encode(authorName(HIDDEN_AUTHOR))}`, `deep[comments][_filter][author][name][_eq]=${encode('Nobody Here')}`, 'comments'],
-      ['through an alias', 'fields=id,x.votes&alias[x]=comments', `deep[x][_filter][votes][_gte]=${VOTE_LIMIT}`, 'deep[x][_filter][votes][_gt]=1000', 'x'],
-      ['by a term only in the hidden body', 'fields=id,comments.votes', `deep[comments][_search]=${encode('Great read')}`, 'deep[comments][_search]=zqxjkv', 'comments'],
+      [
+        'on hidden rows',
+        'fields=id,comments.votes',
+        `deep[comments][_filter][votes][_gte]=${VOTE_LIMIT}`,
+        'deep[comments][_filter][votes][_gt]=1000',
+        'comments',
+      ],
+      [
+        'on hidden related rows',
+        'fields=id,comments.votes',
+        `deep[comments][_filter][author][name][_eq]=${encode(authorName(HIDDEN_AUTHOR))}`,
+        `deep[comments][_filter][author][name][_eq]=${encode('Nobody Here')}`,
+        'comments',
+      ],
+      [
+        'through an alias',
+        'fields=id,x.votes&alias[x]=comments',
+        `deep[x][_filter][votes][_gte]=${VOTE_LIMIT}`,
+        'deep[x][_filter][votes][_gt]=1000',
+        'x',
+      ],
+      [
+        'by a term only in the hidden body',
+        'fields=id,comments.votes',
+        `deep[comments][_search]=${encode('Great read')}`,
+        'deep[comments][_search]=zqxjkv',
+        'comments',
+      ],
     ])('deep filter %s leaves every list empty, like a filter nothing matches', async (_label, fields, probe, control, output) => {
-      await expectListLike(`/items/articles?limit=-1&${fields}&${probe}`, `/items/articles?limit=-1&${fields}&${control}`, emptyLists(output))
+      await expectListLike(
+        `/items/articles?limit=-1&${fields}&${probe}`,
+        `/items/articles?limit=-1&${fields}&${control}`,
+        emptyLists(output),
+      )
     })
 
     it('deep[comments][_limit]=1 takes the first readable comment, never a hidden one', async () => {
       const response = await get('/items/articles?fields=id,comments.id&limit=-1&deep[comments][_limit]=1')
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual(ownIds.map((id) => ({ id, comments: commentIdsOf(id).slice(0, 1).map((comment) => ({ id: comment })) })))
+      expect(response.body.data).toEqual(
+        ownIds.map((id) => ({
+          id,
+          comments: commentIdsOf(id)
+            .slice(0, 1)
+            .map((comment) => ({ id: comment })),
+        })),
+      )
     })
   })
 
@@ -492,34 +614,50 @@ forEachDialect((ctx: DialectContext) => {
     it('comments?fields=author.* answers null for an unreadable author, like no author', async () => {
       const response = await get('/items/comments?fields=id,author.*&limit=-1')
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual(visibleComments.map((row) => ({ id: row.id, author: visibleAuthor(row.author) ? authorView(row.author!) : null })))
+      expect(response.body.data).toEqual(
+        visibleComments.map((row) => ({ id: row.id, author: visibleAuthor(row.author) ? authorView(row.author!) : null })),
+      )
     })
 
     it('comments?fields=article.id,article.title answers null for an unreadable article', async () => {
       const response = await get('/items/comments?fields=id,article.id,article.title&limit=-1')
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual(visibleComments.map((row) => ({ id: row.id, article: isOwn(row.article) ? { id: row.article, title: article(row.article).title } : null })))
+      expect(response.body.data).toEqual(
+        visibleComments.map((row) => ({
+          id: row.id,
+          article: isOwn(row.article) ? { id: row.article, title: article(row.article).title } : null,
+        })),
+      )
     })
 
     it('articles?fields=parent.* answers null for an unreadable parent', async () => {
       const response = await get('/items/articles?fields=id,parent.*&limit=-1')
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual(ownArticles.map((row) => ({ id: row.id, parent: row.parent !== null && isOwn(row.parent) ? articleView(row.parent) : null })))
+      expect(response.body.data).toEqual(
+        ownArticles.map((row) => ({ id: row.id, parent: row.parent !== null && isOwn(row.parent) ? articleView(row.parent) : null })),
+      )
     })
 
     it('o2m key lists and expanded lists leave unreadable rows out', async () => {
       const keys = await get('/items/articles?fields=id,comments,topics&limit=-1')
       expect(keys.body.data).toEqual(ownIds.map((id) => ({ id, comments: commentIdsOf(id), topics: topicIdsOf(id) })))
       const expanded = await get('/items/articles?fields=id,comments.*&limit=-1')
-      expect(expanded.body.data).toEqual(ownIds.map((id) => ({ id, comments: visibleComments.filter((row) => row.article === id).map(commentView) })))
+      expect(expanded.body.data).toEqual(
+        ownIds.map((id) => ({ id, comments: visibleComments.filter((row) => row.article === id).map(commentView) })),
+      )
     })
 
     it('two levels deep: comments → article → comments, count and author stay within the rules', async () => {
-      const response = await get(`/items/comments?fields=id,article.comments,article.count(comments),article.author.name&filter[article][_in]=${MIXED_ARTICLE},${HIDDEN_ARTICLE}&limit=-1`)
+      const response = await get(
+        `/items/comments?fields=id,article.comments,article.count(comments),article.author.name&filter[article][_in]=${MIXED_ARTICLE},${HIDDEN_ARTICLE}&limit=-1`,
+      )
       expect(response.status).toBe(200)
       const readable = commentIdsOf(MIXED_ARTICLE)
       const expected: Array<{ id: number; article: Row | null }> = [
-        ...readable.map((id) => ({ id, article: { comments: readable, comments_count: readable.length, author: { name: authorName(USER) } } })),
+        ...readable.map((id) => ({
+          id,
+          article: { comments: readable, comments_count: readable.length, author: { name: authorName(USER) } },
+        })),
         ...commentIdsOf(HIDDEN_ARTICLE).map((id) => ({ id, article: null })),
       ]
       expect(response.body.data).toEqual(expected.sort((a, b) => a.id - b.id))
@@ -544,7 +682,10 @@ forEachDialect((ctx: DialectContext) => {
     describe('with ?version=', () => {
       beforeAll(async () => {
         await ctx.reset()
-        for (const [item, delta] of [[HIDDEN_ARTICLE, { title: 'Draft title', rating: 1 }], [MIXED_ARTICLE, { title: 'Draft title', rating: 1, parent: HIDDEN_ARTICLE }]] as const) {
+        for (const [item, delta] of [
+          [HIDDEN_ARTICLE, { title: 'Draft title', rating: 1 }],
+          [MIXED_ARTICLE, { title: 'Draft title', rating: 1, parent: HIDDEN_ARTICLE }],
+        ] as const) {
           const created = await call('post', '/versions', { key: 'draft', collection: 'articles', item }, 'admin')
           expect(created.status).toBe(200)
           expect((await call('post', `/versions/${created.body.data.id}/save`, delta, 'admin')).status).toBe(200)
@@ -558,21 +699,35 @@ forEachDialect((ctx: DialectContext) => {
         [`${OTHER_HIDDEN_ARTICLE}?version=draft`, 'a hidden article without versions'],
         [`${MISSING}?version=draft`, 'a missing article'],
         [`${OTHER_HIDDEN_ARTICLE}?version=nope`, 'a hidden article and a missing key'],
-      ])('a hidden article\'s version answers like %s (%s)', async (control) => {
+      ])("a hidden article's version answers like %s (%s)", async (control) => {
         const probe = await get(`/items/articles/${HIDDEN_ARTICLE}?version=draft`)
         const other = await get(`/items/articles/${control}`)
-        expectAlike(probe, other, 404, 'NOT_FOUND', [[HIDDEN_ARTICLE, control.split('?')[0]!], ['draft', control.split('=')[1]!]])
+        expectAlike(probe, other, 404, 'NOT_FOUND', [
+          [HIDDEN_ARTICLE, control.split('?')[0]!],
+          ['draft', control.split('=')[1]!],
+        ])
       })
 
       it('?version=main of a hidden article is the same 404', async () => {
-        expectAlike(await get(`/items/articles/${HIDDEN_ARTICLE}?version=main`), await get(`/items/articles/${MISSING}?version=main`), 404, 'NOT_FOUND', [[HIDDEN_ARTICLE, MISSING]])
+        expectAlike(
+          await get(`/items/articles/${HIDDEN_ARTICLE}?version=main`),
+          await get(`/items/articles/${MISSING}?version=main`),
+          404,
+          'NOT_FOUND',
+          [[HIDDEN_ARTICLE, MISSING]],
+        )
       })
 
-      it('an own article\'s version shows the draft without the hidden rating or the hidden parent row', async () => {
+      it("an own article's version shows the draft without the hidden rating or the hidden parent row", async () => {
         const response = await get(`/items/articles/${MIXED_ARTICLE}?version=draft&fields=*,parent.id,parent.title`)
         expect(response.status).toBe(200)
         expect(response.body).toEqual({ data: { ...articleView(MIXED_ARTICLE), title: 'Draft title', parent: null } })
-        await expectUnknownLike(`/items/articles/${MIXED_ARTICLE}?version=draft&fields=rating`, `/items/articles/${MIXED_ARTICLE}?version=draft&fields=nope`, 'rating', 'nope')
+        await expectUnknownLike(
+          `/items/articles/${MIXED_ARTICLE}?version=draft&fields=rating`,
+          `/items/articles/${MIXED_ARTICLE}?version=draft&fields=nope`,
+          'rating',
+          'nope',
+        )
       })
     })
   })
@@ -612,7 +767,10 @@ forEachDialect((ctx: DialectContext) => {
 
     it('PATCH comments by query changes the readable ones of the scope only', async () => {
       const all = seed.comments.filter((row) => row.article === MIXED_ARTICLE)
-      const response = await call('patch', '/items/comments', { query: { filter: { article: { _eq: MIXED_ARTICLE } } }, data: { votes: 3 } })
+      const response = await call('patch', '/items/comments', {
+        query: { filter: { article: { _eq: MIXED_ARTICLE } } },
+        data: { votes: 3 },
+      })
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(all.filter(visibleComment).map((row) => ({ ...commentView(row), votes: 3 })))
       const stored = await ctx.knex('comments').where({ article: MIXED_ARTICLE }).orderBy('id').select('id', 'votes')
@@ -621,7 +779,10 @@ forEachDialect((ctx: DialectContext) => {
 
     it('PATCH articles by query changes own rows only', async () => {
       const published = ownArticles.filter((row) => row.status === 'published').map((row) => row.id)
-      const response = await call('patch', '/items/articles?fields=id,title', { query: { filter: { status: { _eq: 'published' } } }, data: { title: 'Bulk' } })
+      const response = await call('patch', '/items/articles?fields=id,title', {
+        query: { filter: { status: { _eq: 'published' } } },
+        data: { title: 'Bulk' },
+      })
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(published.map((id) => ({ id, title: 'Bulk' })))
       const stored = await ctx.knex('articles').where({ title: 'Bulk' }).orderBy('id').pluck('id')
@@ -641,12 +802,25 @@ forEachDialect((ctx: DialectContext) => {
 
     it.each([
       ['patch', { keys: [224, HIDDEN_ARTICLE], data: { title: 'Stolen' } }, { keys: [224, MISSING], data: { title: 'Stolen' } }],
-      ['patch', [{ id: 224, title: 'Stolen' }, { id: HIDDEN_ARTICLE, title: 'Stolen' }], [{ id: 224, title: 'Stolen' }, { id: MISSING, title: 'Stolen' }]],
+      [
+        'patch',
+        [
+          { id: 224, title: 'Stolen' },
+          { id: HIDDEN_ARTICLE, title: 'Stolen' },
+        ],
+        [
+          { id: 224, title: 'Stolen' },
+          { id: MISSING, title: 'Stolen' },
+        ],
+      ],
       ['delete', [201, HIDDEN_ARTICLE], [201, MISSING]],
     ] as const)('%s articles by keys with a hidden key answers like a missing one (%j)', async (method, body, controlBody) => {
       const probe = await unchanged(['articles'], () => call(method, '/items/articles', body))
       const control = await call(method, '/items/articles', controlBody)
-      expectAlike(probe, control, 404, 'NOT_FOUND', [[HIDDEN_ARTICLE, MISSING], [OTHER_HIDDEN_ARTICLE, MISSING - 1]])
+      expectAlike(probe, control, 404, 'NOT_FOUND', [
+        [HIDDEN_ARTICLE, MISSING],
+        [OTHER_HIDDEN_ARTICLE, MISSING - 1],
+      ])
     })
   })
 
@@ -670,7 +844,10 @@ forEachDialect((ctx: DialectContext) => {
     })
 
     it('a write asking for a hidden field in ?fields fails like an unknown one, before writing', async () => {
-      for (const [method, path, body] of [['patch', '/items/articles/224', { title: 'Never' }], ['post', '/items/articles', { title: 'Never' }]] as const) {
+      for (const [method, path, body] of [
+        ['patch', '/items/articles/224', { title: 'Never' }],
+        ['post', '/items/articles', { title: 'Never' }],
+      ] as const) {
         const before = await snapshot('articles')
         const probe = await call(method, `${path}?fields=id,author.email`, body)
         expect(await snapshot('articles')).toEqual(before)
@@ -700,17 +877,30 @@ forEachDialect((ctx: DialectContext) => {
     it('POST of an article the member cannot read answers 204, and the row is written', async () => {
       const response = await call('post', '/items/articles', { title: 'Ghost', author: 5 })
       expect({ status: response.status, body: response.body }).toEqual({ status: 204, body: {} })
-      expect(await ctx.knex('articles').where({ title: 'Ghost', author: 5 }).count({ n: '*' }).then(([row]) => Number(row!.n))).toBe(1)
+      expect(
+        await ctx
+          .knex('articles')
+          .where({ title: 'Ghost', author: 5 })
+          .count({ n: '*' })
+          .then(([row]) => Number(row!.n)),
+      ).toBe(1)
     })
 
     it('POST of a comment the member cannot read answers 204; an array answers the readable ones only', async () => {
       const single = await call('post', '/items/comments', { article: 201, votes: 80, body: 'Hidden body' })
       expect({ status: single.status, body: single.body }).toEqual({ status: 204, body: {} })
-      const batch = await call('post', '/items/comments', [{ article: 201, votes: 1, body: 'Seen' }, { article: 201, votes: 90 }])
+      const batch = await call('post', '/items/comments', [
+        { article: 201, votes: 1, body: 'Seen' },
+        { article: 201, votes: 90 },
+      ])
       expect(batch.status).toBe(200)
       expect(batch.body).toEqual({ data: [{ id: expect.any(Number), article: 201, author: null, votes: 1 }] })
       const stored = await ctx.knex('comments').where({ article: 201 }).orderBy('id').select('votes', 'body')
-      expect(stored).toEqual([{ votes: 80, body: 'Hidden body' }, { votes: 1, body: 'Seen' }, { votes: 90, body: null }])
+      expect(stored).toEqual([
+        { votes: 80, body: 'Hidden body' },
+        { votes: 1, body: 'Seen' },
+        { votes: 90, body: null },
+      ])
     })
 
     it('PATCH of a comment in the update scope but not the read scope answers 204', async () => {
@@ -800,7 +990,11 @@ forEachDialect((ctx: DialectContext) => {
     beforeAll(async () => {
       await ctx.reset({ settings: true })
       emptyList = await get('/versions?meta=*')
-      for (const [collection, item] of [['articles', HIDDEN_ARTICLE], ['articles', MIXED_ARTICLE], ['settings', 1]] as const) {
+      for (const [collection, item] of [
+        ['articles', HIDDEN_ARTICLE],
+        ['articles', MIXED_ARTICLE],
+        ['settings', 1],
+      ] as const) {
         const created = await call('post', '/versions', { key: 'draft', collection, item }, 'admin')
         expect(created.status).toBe(200)
         versionIds.push(created.body.data.id as number)
@@ -817,10 +1011,22 @@ forEachDialect((ctx: DialectContext) => {
 
     type VersionCall = readonly [Method, string, object | undefined]
     it.each<[string, VersionCall[]]>([
-      ['GET /versions/:id, GET /versions/:id/compare', [['get', '', undefined], ['get', '/compare', undefined]]],
+      [
+        'GET /versions/:id, GET /versions/:id/compare',
+        [
+          ['get', '', undefined],
+          ['get', '/compare', undefined],
+        ],
+      ],
       ['PATCH /versions/:id', [['patch', '', { name: 'Renamed' }]]],
       ['DELETE /versions/:id', [['delete', '', undefined]]],
-      ['POST /versions/:id/save, POST /versions/:id/promote', [['post', '/save', { title: 'Saved' }], ['post', '/promote', { mainHash: 'x' }]]],
+      [
+        'POST /versions/:id/save, POST /versions/:id/promote',
+        [
+          ['post', '/save', { title: 'Saved' }],
+          ['post', '/promote', { mainHash: 'x' }],
+        ],
+      ],
     ])('%s answer the 404 of a missing id and change nothing', async (_label, calls) => {
       const before = await snapshot('items_versions')
       for (const [method, suffix, body] of calls) {

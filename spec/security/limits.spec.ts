@@ -29,7 +29,10 @@ function expectError(response: Response, status: number, code: string): Rendered
 
 function ids(response: Response): number[] {
   // The body rides along so that an unexpected error shows its reason.
-  expect({ status: response.status, body: response.status === 200 ? null : (response.body as unknown) }).toEqual({ status: 200, body: null })
+  expect({ status: response.status, body: response.status === 200 ? null : (response.body as unknown) }).toEqual({
+    status: 200,
+    body: null,
+  })
   return (response.body as { data: Array<{ id: number }> }).data.map((item) => item.id)
 }
 
@@ -52,7 +55,14 @@ const jsonFilter = (filter: unknown): string => `filter=${encodeURIComponent(JSO
 
 forEachDialect((ctx) => {
   /** Sends a request and checks that it was refused with `code` before any SQL was sent. */
-  async function refusedWithoutSql(app: Express, method: Method, path: string, body: unknown, status: number, code: string): Promise<RenderedError> {
+  async function refusedWithoutSql(
+    app: Express,
+    method: Method,
+    path: string,
+    body: unknown,
+    status: number,
+    code: string,
+  ): Promise<RenderedError> {
     const { result: response, count } = await ctx.countQueries(async () => {
       const call = request(app)[method](path)
       return body === undefined ? await call : await call.send(body as object)
@@ -74,7 +84,14 @@ forEachDialect((ctx) => {
     })
 
     it.each([11, 20])('the default (10) refuses %d nested groups (JSON form) without SQL', async (depth) => {
-      const error = await refusedWithoutSql(app, 'get', `/api/items/articles?${jsonFilter(nestedFilter(depth))}`, undefined, 400, 'INVALID_QUERY')
+      const error = await refusedWithoutSql(
+        app,
+        'get',
+        `/api/items/articles?${jsonFilter(nestedFilter(depth))}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
       expect(error.extensions.reason).toContain('10')
     })
 
@@ -90,7 +107,14 @@ forEachDialect((ctx) => {
       const shallow = createApp(ctx.knex, { maxFilterDepth: 3 })
       expect(ids(await request(shallow).get(`/api/items/articles?fields=id&${jsonFilter(nestedFilter(3))}`))).toEqual([1])
       expect(ids(await request(shallow).get(`/api/items/articles?fields=id&${nestedBrackets(3)}`))).toEqual([1])
-      const error = await refusedWithoutSql(shallow, 'get', `/api/items/articles?${jsonFilter(nestedFilter(4))}`, undefined, 400, 'INVALID_QUERY')
+      const error = await refusedWithoutSql(
+        shallow,
+        'get',
+        `/api/items/articles?${jsonFilter(nestedFilter(4))}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
       expect(error.extensions.reason).toContain('3')
       await refusedWithoutSql(shallow, 'get', `/api/items/articles?${nestedBrackets(4)}`, undefined, 400, 'INVALID_QUERY')
     })
@@ -119,8 +143,17 @@ forEachDialect((ctx) => {
 
   describe('maxInListLength', () => {
     it('the default (1000) accepts 1000 values and refuses 1001 without SQL', async () => {
-      expect(ids(await request(app).get(`/api/items/articles?fields=id&limit=-1&filter[id][_in]=${range(1, 1000).join(',')}`))).toEqual(range(1, 300))
-      const error = await refusedWithoutSql(app, 'get', `/api/items/articles?filter[id][_in]=${range(1, 1001).join(',')}`, undefined, 400, 'INVALID_QUERY')
+      expect(ids(await request(app).get(`/api/items/articles?fields=id&limit=-1&filter[id][_in]=${range(1, 1000).join(',')}`))).toEqual(
+        range(1, 300),
+      )
+      const error = await refusedWithoutSql(
+        app,
+        'get',
+        `/api/items/articles?filter[id][_in]=${range(1, 1001).join(',')}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
       expect(error.extensions.reason).toContain('1000')
     })
 
@@ -133,8 +166,20 @@ forEachDialect((ctx) => {
       // [form, query for a list of n ids]
       const FORMS: Array<[string, (operator: string, n: number) => string]> = [
         ['comma', (operator, n) => `filter[id][${operator}]=${range(1, n).join(',')}`],
-        ['brackets []', (operator, n) => range(1, n).map((id) => `filter[id][${operator}][]=${id}`).join('&')],
-        ['indexed brackets', (operator, n) => range(1, n).map((id) => `filter[id][${operator}][${id - 1}]=${id}`).join('&')],
+        [
+          'brackets []',
+          (operator, n) =>
+            range(1, n)
+              .map((id) => `filter[id][${operator}][]=${id}`)
+              .join('&'),
+        ],
+        [
+          'indexed brackets',
+          (operator, n) =>
+            range(1, n)
+              .map((id) => `filter[id][${operator}][${id - 1}]=${id}`)
+              .join('&'),
+        ],
         ['JSON', (operator, n) => jsonFilter({ id: { [operator]: range(1, n) } })],
       ]
 
@@ -151,7 +196,14 @@ forEachDialect((ctx) => {
       })
 
       it('names the field and the limit', async () => {
-        const error = await refusedWithoutSql(short, 'get', `/api/items/articles?filter[id][_in]=1,2,3,4,5,6`, undefined, 400, 'INVALID_QUERY')
+        const error = await refusedWithoutSql(
+          short,
+          'get',
+          `/api/items/articles?filter[id][_in]=1,2,3,4,5,6`,
+          undefined,
+          400,
+          'INVALID_QUERY',
+        )
         expect(error.extensions.reason).toContain('"id"')
         expect(error.extensions.reason).toContain('5')
       })
@@ -205,7 +257,11 @@ forEachDialect((ctx) => {
     })
 
     it('the largest accepted offset returns no row', async () => {
-      expect(await request(app).get('/api/items/articles?fields=id&offset=2147483647').then((r) => r.body as unknown)).toEqual({ data: [] })
+      expect(
+        await request(app)
+          .get('/api/items/articles?fields=id&offset=2147483647')
+          .then((r) => r.body as unknown),
+      ).toEqual({ data: [] })
     })
 
     it('the largest page with the largest limit is not a 500', async () => {
@@ -288,7 +344,12 @@ forEachDialect((ctx) => {
 
       it('PATCH { query } matching 4 → 400 INVALID_PAYLOAD, no UPDATE sent', async () => {
         const body = { query: { filter: { id: { _lte: 4 } } }, data: { rating: 1 } }
-        const { result: response, sql } = await ctx.countQueries(() => request(small).patch('/api/items/articles').send(body).then((r) => r))
+        const { result: response, sql } = await ctx.countQueries(() =>
+          request(small)
+            .patch('/api/items/articles')
+            .send(body)
+            .then((r) => r),
+        )
         expect(expectError(response, 400, 'INVALID_PAYLOAD').message).toContain('3')
         expect(sql.filter((statement) => /^\s*update/i.test(statement))).toEqual([])
         expect(await ctx.knex('articles').orderBy('id').pluck('rating')).toEqual(seed.articles.map((article) => article.rating))
@@ -296,7 +357,12 @@ forEachDialect((ctx) => {
 
       it('DELETE { query } matching 4 → 400 INVALID_PAYLOAD, no DELETE sent', async () => {
         const body = { query: { filter: { id: { _lte: 4 } } } }
-        const { result: response, sql } = await ctx.countQueries(() => request(small).delete('/api/items/article_topics').send(body).then((r) => r))
+        const { result: response, sql } = await ctx.countQueries(() =>
+          request(small)
+            .delete('/api/items/article_topics')
+            .send(body)
+            .then((r) => r),
+        )
         expectError(response, 400, 'INVALID_PAYLOAD')
         expect(sql.filter((statement) => /^\s*delete/i.test(statement))).toEqual([])
         expect(await rowCounts(ctx)).toEqual(SEEDED)
@@ -317,7 +383,9 @@ forEachDialect((ctx) => {
       })
 
       it('DELETE { query } matching exactly 3 deletes all 3', async () => {
-        const response = await request(small).delete('/api/items/article_topics').send({ query: { filter: { id: { _lte: 3 } } } })
+        const response = await request(small)
+          .delete('/api/items/article_topics')
+          .send({ query: { filter: { id: { _lte: 3 } } } })
         expect(response.status).toBe(204)
         expect(await ctx.knex('article_topics').where('id', '<=', 4).orderBy('id').pluck('id')).toEqual([4])
       })
@@ -330,7 +398,9 @@ forEachDialect((ctx) => {
         await refusedWithoutSql(perCollection, 'delete', '/api/items/article_topics', [1, 2, 3], 400, 'INVALID_PAYLOAD')
         expect(Number((await ctx.knex('article_topics').count({ n: '*' }))[0]!.n)).toBe(SEEDED.article_topics)
         // articles keep the router's 3.
-        const response = await request(perCollection).patch('/api/items/articles?fields=id').send({ keys: [1, 2, 3], data: { rating: 2 } })
+        const response = await request(perCollection)
+          .patch('/api/items/articles?fields=id')
+          .send({ keys: [1, 2, 3], data: { rating: 2 } })
         expect(ids(response)).toEqual([1, 2, 3])
       })
     })
@@ -344,12 +414,15 @@ forEachDialect((ctx) => {
       ['PATCH one', 'patch', '/api/items/articles/1'],
       ['PATCH many', 'patch', '/api/items/articles'],
       ['DELETE many', 'delete', '/api/items/articles'],
-    ] as Array<[string, Method, string]>)('bodyLimit: 1024 → %s with a 2 kB body is 413 PAYLOAD_TOO_LARGE without SQL', async (_case, method, path) => {
-      const limited = createApp(ctx.knex, { bodyLimit: 1024 })
-      const error = await refusedWithoutSql(limited, method, path, titled(2048), 413, 'PAYLOAD_TOO_LARGE')
-      expect(error.extensions.limit).toBe(1024)
-      expect(await rowCounts(ctx)).toEqual(SEEDED)
-    })
+    ] as Array<[string, Method, string]>)(
+      'bodyLimit: 1024 → %s with a 2 kB body is 413 PAYLOAD_TOO_LARGE without SQL',
+      async (_case, method, path) => {
+        const limited = createApp(ctx.knex, { bodyLimit: 1024 })
+        const error = await refusedWithoutSql(limited, method, path, titled(2048), 413, 'PAYLOAD_TOO_LARGE')
+        expect(error.extensions.limit).toBe(1024)
+        expect(await rowCounts(ctx)).toEqual(SEEDED)
+      },
+    )
 
     it('bodyLimit: 1024 accepts a body just under it', async () => {
       const limited = createApp(ctx.knex, { bodyLimit: 1024 })
@@ -378,7 +451,11 @@ forEachDialect((ctx) => {
     })
 
     it('a 1000-character search term is accepted', async () => {
-      expect(await request(app).get(`/api/items/articles?fields=id&search=${'a'.repeat(1000)}`).then((r) => r.body as unknown)).toEqual({ data: [] })
+      expect(
+        await request(app)
+          .get(`/api/items/articles?fields=id&search=${'a'.repeat(1000)}`)
+          .then((r) => r.body as unknown),
+      ).toEqual({ data: [] })
     })
 
     it('a 2000-character search in a by-query write is refused without SQL', async () => {

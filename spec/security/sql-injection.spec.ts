@@ -13,9 +13,9 @@ const HOSTILE_VALUES = [
   "' or 1=1 --",
   '"; drop table authors; --',
   "\\'; drop table articles; --",
-  "1) or (1=1",
+  '1) or (1=1',
   "%' or '1'='1",
-  'Robert\'); DROP TABLE articles;--',
+  "Robert'); DROP TABLE articles;--",
   '\\',
   '\\\\%\\_',
   "' union select password_hash from authors --",
@@ -39,7 +39,10 @@ async function expectIntact(ctx: DialectContext, expected = SEEDED): Promise<voi
 }
 
 function expectError(response: Response, status: number, code: string): { message: string; extensions: Record<string, unknown> } {
-  expect({ status: response.status, code: (response.body as { errors?: Array<{ extensions: { code: string } }> }).errors?.[0]?.extensions.code }).toEqual({
+  expect({
+    status: response.status,
+    code: (response.body as { errors?: Array<{ extensions: { code: string } }> }).errors?.[0]?.extensions.code,
+  }).toEqual({
     status,
     code,
   })
@@ -54,7 +57,15 @@ async function send(app: Express, method: Method, path: string, body?: unknown):
 /** Case-insensitive substring over the fields `search` looks in, as the API documents it (terms here are not numbers). */
 function searchIds<T extends { id: number }>(rows: readonly T[], fields: ReadonlyArray<keyof T>, term: string): number[] {
   const needle = term.toLowerCase()
-  return rows.filter((row) => fields.some((field) => String(row[field] ?? '').toLowerCase().includes(needle))).map((row) => row.id)
+  return rows
+    .filter((row) =>
+      fields.some((field) =>
+        String(row[field] ?? '')
+          .toLowerCase()
+          .includes(needle),
+      ),
+    )
+    .map((row) => row.id)
 }
 
 forEachDialect((ctx) => {
@@ -103,16 +114,38 @@ forEachDialect((ctx) => {
   })
 
   describe(':id in the URL', () => {
-    const IDS = ['1 or 1=1', '1; drop table articles', "1' --", '1)', '-1 union select 1', '1/**/or/**/1=1', '0x1', '1e0', '1.0', ' 1', '1\u0000', '*']
+    const IDS = [
+      '1 or 1=1',
+      '1; drop table articles',
+      "1' --",
+      '1)',
+      '-1 union select 1',
+      '1/**/or/**/1=1',
+      '0x1',
+      '1e0',
+      '1.0',
+      ' 1',
+      '1\u0000',
+      '*',
+    ]
     const cases = IDS.flatMap((id) => (['get', 'patch', 'delete'] as const).map((method): [Method, string] => [method, id]))
 
     it.each(cases)('%s articles/%j → 404 NOT_FOUND without SQL', async (method, id) => {
-      await rejectedWithoutSql(method, `/api/items/articles/${encodeURIComponent(id)}`, method === 'patch' ? { title: 'pwned' } : undefined, 404, 'NOT_FOUND')
+      await rejectedWithoutSql(
+        method,
+        `/api/items/articles/${encodeURIComponent(id)}`,
+        method === 'patch' ? { title: 'pwned' } : undefined,
+        404,
+        'NOT_FOUND',
+      )
     })
 
-    it.each(["' or ''='", `${seed.samples[0]!.id}' or '1'='1`, `${seed.samples[0]!.id};`])('GET samples/%j (uuid key) → 404 NOT_FOUND without SQL', async (id) => {
-      await rejectedWithoutSql('get', `/api/items/samples/${encodeURIComponent(id)}`, undefined, 404, 'NOT_FOUND')
-    })
+    it.each(["' or ''='", `${seed.samples[0]!.id}' or '1'='1`, `${seed.samples[0]!.id};`])(
+      'GET samples/%j (uuid key) → 404 NOT_FOUND without SQL',
+      async (id) => {
+        await rejectedWithoutSql('get', `/api/items/samples/${encodeURIComponent(id)}`, undefined, 404, 'NOT_FOUND')
+      },
+    )
 
     afterAll(async () => {
       await expectIntact(ctx)
@@ -139,16 +172,34 @@ forEachDialect((ctx) => {
     ]
 
     it.each(FIELDS)('fields=%j → 400 INVALID_QUERY naming %j, without SQL', async (fields, named) => {
-      const error = await rejectedWithoutSql('get', `/api/items/articles?fields=${encodeURIComponent(fields)}`, undefined, 400, 'INVALID_QUERY')
+      const error = await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?fields=${encodeURIComponent(fields)}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
       expect(error.extensions.reason).toContain(`"${named}"`)
     })
 
     it('fields[] array form → 400 without SQL', async () => {
-      await rejectedWithoutSql('get', `/api/items/articles?fields[]=id&fields[]=${encodeURIComponent('title) --')}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?fields[]=id&fields[]=${encodeURIComponent('title) --')}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
     it('a hostile fields on a write is refused before anything is written', async () => {
-      await rejectedWithoutSql('post', `/api/items/articles?fields=${encodeURIComponent('id;drop table articles')}`, { title: 'x' }, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'post',
+        `/api/items/articles?fields=${encodeURIComponent('id;drop table articles')}`,
+        { title: 'x' },
+        400,
+        'INVALID_QUERY',
+      )
       await expectIntact(ctx)
     })
   })
@@ -198,7 +249,13 @@ forEachDialect((ctx) => {
       ['meta', 'total_count,(select 1)'],
       ['backlink', "true' --"],
     ])('%s=%j → 400 INVALID_QUERY naming the parameter, without SQL', async (parameter, value) => {
-      const error = await rejectedWithoutSql('get', `/api/items/articles?${parameter}=${encodeURIComponent(value)}`, undefined, 400, 'INVALID_QUERY')
+      const error = await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?${parameter}=${encodeURIComponent(value)}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
       expect(error.extensions.reason).toContain(`"${parameter}"`)
     })
 
@@ -230,7 +287,13 @@ forEachDialect((ctx) => {
     ]
 
     it.each(JSON_FILTERS)('JSON filter with %s → 400 INVALID_QUERY without SQL', async (_case, filter) => {
-      await rejectedWithoutSql('get', `/api/items/articles?filter=${encodeURIComponent(JSON.stringify(filter))}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?filter=${encodeURIComponent(JSON.stringify(filter))}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
     it.each([
@@ -253,19 +316,52 @@ forEachDialect((ctx) => {
   })
 
   describe('filter operator names', () => {
-    const OPERATORS = ['_eq;drop table articles', '= 1 or 1=1 --', '_like', '_raw', '_regex', "_eq' --", '$eq', '_EQ', 'eq', '_and', '__proto__']
+    const OPERATORS = [
+      '_eq;drop table articles',
+      '= 1 or 1=1 --',
+      '_like',
+      '_raw',
+      '_regex',
+      "_eq' --",
+      '$eq',
+      '_EQ',
+      'eq',
+      '_and',
+      '__proto__',
+    ]
 
     it.each(OPERATORS)('filter[title][%j] → 400 INVALID_QUERY without SQL', async (operator) => {
       const filter = JSON.parse(`{"title":{${JSON.stringify(operator)}:"x"}}`) as unknown
-      await rejectedWithoutSql('get', `/api/items/articles?filter=${encodeURIComponent(JSON.stringify(filter))}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?filter=${encodeURIComponent(JSON.stringify(filter))}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
-    it.each(OPERATORS.filter((operator) => operator !== '__proto__'))('bracket filter[title][%j] → 400 INVALID_QUERY without SQL', async (operator) => {
-      await rejectedWithoutSql('get', `/api/items/articles?filter[title][${encodeURIComponent(operator)}]=x`, undefined, 400, 'INVALID_QUERY')
-    })
+    it.each(OPERATORS.filter((operator) => operator !== '__proto__'))(
+      'bracket filter[title][%j] → 400 INVALID_QUERY without SQL',
+      async (operator) => {
+        await rejectedWithoutSql(
+          'get',
+          `/api/items/articles?filter[title][${encodeURIComponent(operator)}]=x`,
+          undefined,
+          400,
+          'INVALID_QUERY',
+        )
+      },
+    )
 
     it('an operator in place of a field → 400 without SQL', async () => {
-      await rejectedWithoutSql('get', `/api/items/articles?filter=${encodeURIComponent('{"_eq":"1 or 1=1"}')}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?filter=${encodeURIComponent('{"_eq":"1 or 1=1"}')}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
     afterAll(() => expectIntact(ctx))
@@ -284,16 +380,19 @@ forEachDialect((ctx) => {
       expect((response.body as { data: unknown[] }).data).toHaveLength(seed.articles.length)
     })
 
-    it.each(['_contains', '_icontains', '_starts_with', '_iends_with', '_ncontains'])('title %s with hostile values matches literally', async (operator) => {
-      for (const value of HOSTILE_VALUES) {
-        const filter = JSON.stringify({ title: { [operator]: value } })
-        const response = await request(app).get(`/api/items/articles?fields=id&limit=-1&filter=${encodeURIComponent(filter)}`)
-        expect(response.status).toBe(200)
-        // No seeded title contains any of these strings.
-        const expected = operator === '_ncontains' ? seed.articles.length : 0
-        expect([value, (response.body as { data: unknown[] }).data.length]).toEqual([value, expected])
-      }
-    })
+    it.each(['_contains', '_icontains', '_starts_with', '_iends_with', '_ncontains'])(
+      'title %s with hostile values matches literally',
+      async (operator) => {
+        for (const value of HOSTILE_VALUES) {
+          const filter = JSON.stringify({ title: { [operator]: value } })
+          const response = await request(app).get(`/api/items/articles?fields=id&limit=-1&filter=${encodeURIComponent(filter)}`)
+          expect(response.status).toBe(200)
+          // No seeded title contains any of these strings.
+          const expected = operator === '_ncontains' ? seed.articles.length : 0
+          expect([value, (response.body as { data: unknown[] }).data.length]).toEqual([value, expected])
+        }
+      },
+    )
 
     it.each([
       ['%', [58, 73]],
@@ -318,7 +417,9 @@ forEachDialect((ctx) => {
     })
 
     it('a comma-separated _in list with quotes is split into plain values', async () => {
-      const response = await request(app).get(`/api/items/articles?fields=id&filter[status][_in]=${encodeURIComponent("draft','published")}`)
+      const response = await request(app).get(
+        `/api/items/articles?fields=id&filter[status][_in]=${encodeURIComponent("draft','published")}`,
+      )
       expect(response.body).toEqual({ data: [] })
     })
 
@@ -336,7 +437,13 @@ forEachDialect((ctx) => {
       ['samples.id _eq', { id: { _eq: "' or ''='" } }],
     ])('%s with a non-value → 400 INVALID_QUERY without SQL', async (_case, filter) => {
       const collection = _case.startsWith('samples') ? 'samples' : 'articles'
-      await rejectedWithoutSql('get', `/api/items/${collection}?filter=${encodeURIComponent(JSON.stringify(filter))}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/${collection}?filter=${encodeURIComponent(JSON.stringify(filter))}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
     it('a NUL byte in a filter value is never a 500 (no row matches, or the value is refused)', async () => {
@@ -355,15 +462,22 @@ forEachDialect((ctx) => {
     it.each(ARTICLE_TERMS)('articles search=%j matches the term literally', async (term) => {
       const response = await request(app).get(`/api/items/articles?fields=id&limit=-1&search=${encodeURIComponent(term)}`)
       expect(response.status).toBe(200)
-      expect((response.body as { data: Array<{ id: number }> }).data.map((item) => item.id)).toEqual(searchIds(seed.articles, ['title', 'status'], term))
+      expect((response.body as { data: Array<{ id: number }> }).data.map((item) => item.id)).toEqual(
+        searchIds(seed.articles, ['title', 'status'], term),
+      )
     })
 
-    it.each(["'", '"', "O'Brien", "' or '1'='1", '%', '_', '\\', '$hash', 'secret'])('authors search=%j matches visible fields literally', async (term) => {
-      const response = await request(app).get(`/api/items/authors?fields=id&limit=-1&search=${encodeURIComponent(term)}`)
-      expect(response.status).toBe(200)
-      // password_hash is hidden, so `$hash` and `secret` (which only it contains) find nothing.
-      expect((response.body as { data: Array<{ id: number }> }).data.map((item) => item.id)).toEqual(searchIds(seed.authors, ['name', 'email', 'bio'], term))
-    })
+    it.each(["'", '"', "O'Brien", "' or '1'='1", '%', '_', '\\', '$hash', 'secret'])(
+      'authors search=%j matches visible fields literally',
+      async (term) => {
+        const response = await request(app).get(`/api/items/authors?fields=id&limit=-1&search=${encodeURIComponent(term)}`)
+        expect(response.status).toBe(200)
+        // password_hash is hidden, so `$hash` and `secret` (which only it contains) find nothing.
+        expect((response.body as { data: Array<{ id: number }> }).data.map((item) => item.id)).toEqual(
+          searchIds(seed.authors, ['name', 'email', 'bio'], term),
+        )
+      },
+    )
 
     it('the quote-bearing author is found by a quote', async () => {
       const response = await request(app).get(`/api/items/authors?fields=id,name&search=${encodeURIComponent("o'brien")}`)
@@ -371,7 +485,13 @@ forEachDialect((ctx) => {
     })
 
     it('search combined with a hostile filter field is still refused without SQL', async () => {
-      await rejectedWithoutSql('get', `/api/items/articles?search=x&filter=${encodeURIComponent('{"title)--":{"_eq":"x"}}')}`, undefined, 400, 'INVALID_QUERY')
+      await rejectedWithoutSql(
+        'get',
+        `/api/items/articles?search=x&filter=${encodeURIComponent('{"title)--":{"_eq":"x"}}')}`,
+        undefined,
+        400,
+        'INVALID_QUERY',
+      )
     })
 
     it('a NUL byte in the search term is never a 500', async () => {
@@ -387,7 +507,7 @@ forEachDialect((ctx) => {
     const NAMES = [
       'title; drop table articles',
       'id) values (1); drop table articles; --',
-      'title" = \'x\' where 1=1; --',
+      "title\" = 'x' where 1=1; --",
       'title`',
       'authors.name',
       'constructor',
@@ -395,7 +515,9 @@ forEachDialect((ctx) => {
     ]
 
     it.each(NAMES)('POST with field %j → 400 FAILED_VALIDATION naming it, without SQL', async (name) => {
-      const { result: response, count } = await ctx.countQueries(() => send(app, 'post', '/api/items/articles', { title: 'Legit', [name]: 1 }))
+      const { result: response, count } = await ctx.countQueries(() =>
+        send(app, 'post', '/api/items/articles', { title: 'Legit', [name]: 1 }),
+      )
       const error = expectError(response, 400, 'FAILED_VALIDATION')
       expect(error.extensions).toMatchObject({ field: name, collection: 'articles' })
       expect(count).toBe(0)
@@ -425,8 +547,14 @@ forEachDialect((ctx) => {
         send(app, 'post', '/api/items/articles', { title: 'Legit', rating: '1; drop table articles', author: '1 or 1=1' }),
       )
       expect(response.status).toBe(400)
-      const fields = (response.body as { errors: Array<{ extensions: { code: string; field: string } }> }).errors.map((error) => [error.extensions.code, error.extensions.field])
-      expect(fields.sort()).toEqual([['FAILED_VALIDATION', 'author'], ['FAILED_VALIDATION', 'rating']])
+      const fields = (response.body as { errors: Array<{ extensions: { code: string; field: string } }> }).errors.map((error) => [
+        error.extensions.code,
+        error.extensions.field,
+      ])
+      expect(fields.sort()).toEqual([
+        ['FAILED_VALIDATION', 'author'],
+        ['FAILED_VALIDATION', 'rating'],
+      ])
       expect(count).toBe(0)
     })
 
@@ -488,7 +616,9 @@ forEachDialect((ctx) => {
     beforeEach(() => ctx.reset())
 
     it.each(HOSTILE_VALUES)('POST title %j round-trips and matches only itself', async (title) => {
-      const created = await request(app).post('/api/items/articles?fields=id,title,tags').send({ title, tags: [title, 'news'] })
+      const created = await request(app)
+        .post('/api/items/articles?fields=id,title,tags')
+        .send({ title, tags: [title, 'news'] })
       expect(created.status).toBe(200)
       const id = SEEDED.articles + 1
       expect(created.body).toEqual({ data: { id, title, tags: [title, 'news'] } })
@@ -519,17 +649,28 @@ forEachDialect((ctx) => {
 
     it('PATCH by keys with a hostile value changes those items only', async () => {
       const status = "'; drop --"
-      const response = await request(app).patch('/api/items/articles?fields=id,status').send({ keys: [2, 3], data: { status } })
-      expect(response.body).toEqual({ data: [{ id: 2, status }, { id: 3, status }] })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,status')
+        .send({ keys: [2, 3], data: { status } })
+      expect(response.body).toEqual({
+        data: [
+          { id: 2, status },
+          { id: 3, status },
+        ],
+      })
       const statuses = await ctx.knex('articles').orderBy('id').pluck('status')
       expect(statuses).toEqual(seed.articles.map((article) => ([2, 3].includes(article.id) ? status : article.status)))
     })
 
     it('by-query PATCH and DELETE with a hostile filter value match nothing and change nothing', async () => {
       const query = { filter: { title: { _eq: "' or 1=1 --" } } }
-      const patched = await request(app).patch('/api/items/articles').send({ query, data: { rating: 1 } })
+      const patched = await request(app)
+        .patch('/api/items/articles')
+        .send({ query, data: { rating: 1 } })
       expect({ status: patched.status, body: patched.body as unknown }).toEqual({ status: 200, body: { data: [] } })
-      const deleted = await request(app).delete('/api/items/articles').send({ query: { ...query, search: "%' or '1'='1" } })
+      const deleted = await request(app)
+        .delete('/api/items/articles')
+        .send({ query: { ...query, search: "%' or '1'='1" } })
       expect(deleted.status).toBe(204)
       await expectIntact(ctx)
       expect(await ctx.knex('articles').orderBy('id').pluck('rating')).toEqual(seed.articles.map((article) => article.rating))
@@ -543,7 +684,9 @@ forEachDialect((ctx) => {
         await expectIntact(ctx, { ...SEEDED, articles: SEEDED.articles + 1 })
       } else {
         expect(response.status).toBe(400)
-        expect(['FAILED_VALIDATION', 'INVALID_PAYLOAD']).toContain((response.body as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code)
+        expect(['FAILED_VALIDATION', 'INVALID_PAYLOAD']).toContain(
+          (response.body as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code,
+        )
         await expectIntact(ctx)
       }
     })

@@ -14,7 +14,10 @@ export const UNREACHABLE_ENV = 'ITEMS_TEST_UNREACHABLE'
 export function selectedDialects(): DialectName[] {
   const raw = process.env.DIALECTS?.trim()
   if (!raw) return [...ALL_DIALECTS]
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean)
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
   const unknown = names.filter((name) => !ALL_DIALECTS.includes(name as DialectName))
   if (unknown.length) throw new Error(`DIALECTS lists unknown dialect(s): ${unknown.join(', ')}`)
   return names as DialectName[]

@@ -123,7 +123,9 @@ forEachDialect((ctx) => {
   describe('POST /versions', () => {
     it('creates a version of an item and answers it whole, with delta null', async () => {
       const since = Date.now()
-      const response = await request(app).post('/api/versions').send({ key: 'draft', name: 'Spring rewrite', collection: 'articles', item: 1 })
+      const response = await request(app)
+        .post('/api/versions')
+        .send({ key: 'draft', name: 'Spring rewrite', collection: 'articles', item: 1 })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: {
@@ -217,7 +219,9 @@ forEachDialect((ctx) => {
     })
 
     it('answers 404 NOT_FOUND for an item that does not exist', async () => {
-      const response = await request(app).post('/api/versions').send({ key: 'draft', collection: 'articles', item: seed.articles.length + 1 })
+      const response = await request(app)
+        .post('/api/versions')
+        .send({ key: 'draft', collection: 'articles', item: seed.articles.length + 1 })
       expectError(response, 404, 'NOT_FOUND')
       expect(await versionRows(ctx)).toBe(0)
     })
@@ -255,7 +259,17 @@ forEachDialect((ctx) => {
       const data = response.body.data as VersionBody[]
       expect(data.map((version) => version.id)).toEqual(Object.values(ids))
       expect(data[0]).toEqual(await readVersion(ids.a1draft!))
-      expect(Object.keys(data[0]!).sort()).toEqual(['collection', 'date_created', 'date_updated', 'delta', 'hash', 'id', 'item', 'key', 'name'])
+      expect(Object.keys(data[0]!).sort()).toEqual([
+        'collection',
+        'date_created',
+        'date_updated',
+        'delta',
+        'hash',
+        'id',
+        'item',
+        'key',
+        'name',
+      ])
     })
 
     it.each([
@@ -272,7 +286,12 @@ forEachDialect((ctx) => {
     it('answers only the requested fields', async () => {
       const response = await request(app).get('/api/versions?fields=id,key&filter[item][_eq]=1')
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ data: [{ id: ids.a1draft, key: 'draft' }, { id: ids.a1other, key: 'other' }] })
+      expect(response.body).toEqual({
+        data: [
+          { id: ids.a1draft, key: 'draft' },
+          { id: ids.a1other, key: 'other' },
+        ],
+      })
     })
 
     it('answers meta=* with the total and the filtered count', async () => {
@@ -427,7 +446,9 @@ forEachDialect((ctx) => {
 
     it('shapes the answer by fields', async () => {
       const version = await draftOfArticle()
-      const response = await request(app).post(`/api/versions/${version.id}/save?fields=id,title`).send({ title: NEW_TITLE, rating: NEW_RATING })
+      const response = await request(app)
+        .post(`/api/versions/${version.id}/save?fields=id,title`)
+        .send({ title: NEW_TITLE, rating: NEW_RATING })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { id: 1, title: NEW_TITLE } })
     })
@@ -450,7 +471,9 @@ forEachDialect((ctx) => {
       const version = await draftOfArticle()
       await saveVersion(version.id, { title: NEW_TITLE })
       const before = await readVersion(version.id)
-      const response = await request(app).post(`/api/versions/${version.id}/save`).send({ ...body })
+      const response = await request(app)
+        .post(`/api/versions/${version.id}/save`)
+        .send({ ...body })
       expectError(response, 400, 'FAILED_VALIDATION')
       expect(response.body.errors[0].extensions).toEqual(expect.objectContaining({ field, type }))
       expect(await readVersion(version.id)).toEqual(before)
@@ -473,7 +496,10 @@ forEachDialect((ctx) => {
       ['a scalar body', 3],
     ])('refuses %s with 400 INVALID_PAYLOAD', async (_label, body) => {
       const version = await draftOfArticle()
-      const response = await request(app).post(`/api/versions/${version.id}/save`).set('Content-Type', 'application/json').send(JSON.stringify(body))
+      const response = await request(app)
+        .post(`/api/versions/${version.id}/save`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body))
       expectError(response, 400, 'INVALID_PAYLOAD')
       expect((await readVersion(version.id)).delta).toBeNull()
     })
@@ -556,7 +582,7 @@ forEachDialect((ctx) => {
     it.each([
       ['an unknown key', 'articles/1?version=nope'],
       ['a key that differs only in case', 'articles/1?version=DRAFT'],
-      ["a key of article 1 asked on article 2", 'articles/2?version=draft'],
+      ['a key of article 1 asked on article 2', 'articles/2?version=draft'],
       ['a key on an item that does not exist', `articles/${seed.articles.length + 1}?version=draft`],
       ['a key on a collection without versioning', 'authors/1?version=draft'],
     ])('answers %s with 404 NOT_FOUND, never the main item', async (_label, path) => {
@@ -615,7 +641,12 @@ forEachDialect((ctx) => {
       const response = await request(app).get(`/api/versions/${version.id}/compare`)
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
-        data: { outdated: false, mainHash: expect.stringMatching(SHA256_HEX), current: { title: NEW_TITLE, rating: NEW_RATING }, main: fullArticle(1) },
+        data: {
+          outdated: false,
+          mainHash: expect.stringMatching(SHA256_HEX),
+          current: { title: NEW_TITLE, rating: NEW_RATING },
+          main: fullArticle(1),
+        },
       })
       expect(response.body.data.mainHash).toBe((await readVersion(version.id)).hash)
     })
@@ -669,7 +700,10 @@ forEachDialect((ctx) => {
       version = await draftOfArticle()
       await saveVersion(version.id, { title: NEW_TITLE, rating: NEW_RATING, author: NEW_AUTHOR })
     })
-    const promote = (body: unknown): request.Test => request(app).post(`/api/versions/${version.id}/promote`).send(body as object)
+    const promote = (body: unknown): request.Test =>
+      request(app)
+        .post(`/api/versions/${version.id}/promote`)
+        .send(body as object)
 
     it('applies the whole delta to the main item and answers its key; the version stays', async () => {
       const { mainHash } = await compare(version.id)
@@ -734,7 +768,13 @@ forEachDialect((ctx) => {
       expectError(response, 400, 'INVALID_FOREIGN_KEY')
       expect(response.body.errors[0].extensions).toEqual(expect.objectContaining({ field: 'parent' }))
       expect(await readItem('articles/1')).toEqual(fullArticle(1))
-      expect((await readVersion(version.id)).delta).toEqual({ title: NEW_TITLE, rating: NEW_RATING, author: NEW_AUTHOR, parent, status: 'archived' })
+      expect((await readVersion(version.id)).delta).toEqual({
+        title: NEW_TITLE,
+        rating: NEW_RATING,
+        author: NEW_AUTHOR,
+        parent,
+        status: 'archived',
+      })
     })
 
     it('answers 404 NOT_FOUND for a missing version', async () => {
@@ -797,7 +837,15 @@ forEachDialect((ctx) => {
         await createVersionsTable(ctx.knex, TABLE)
         await createVersionsTable(ctx.knex, TABLE)
         expect(Object.keys(await ctx.knex(TABLE).columnInfo()).sort()).toEqual([
-          'collection', 'date_created', 'date_updated', 'delta', 'hash', 'id', 'item', 'key', 'name',
+          'collection',
+          'date_created',
+          'date_updated',
+          'delta',
+          'hash',
+          'id',
+          'item',
+          'key',
+          'name',
         ])
         const own = createApp(ctx.knex, { versionsTable: TABLE })
         const version = await createVersion({ key: 'draft', collection: 'articles', item: 1 }, own)
@@ -822,22 +870,45 @@ forEachDialect((ctx) => {
         steps.push([label, response.status, stable(response.body)])
         return response
       }
-      const created = record('create', await request(app).post('/api/versions').send({ key: 'draft', name: 'Spring', collection: 'articles', item: 1 }))
+      const created = record(
+        'create',
+        await request(app).post('/api/versions').send({ key: 'draft', name: 'Spring', collection: 'articles', item: 1 }),
+      )
       const id = created.body.data.id as number
-      record('save 1', await request(app).post(`/api/versions/${id}/save`).send({ title: 'Ünïcode 🚀 title', author: 3, tags: ['x'] }))
+      record(
+        'save 1',
+        await request(app)
+          .post(`/api/versions/${id}/save`)
+          .send({ title: 'Ünïcode 🚀 title', author: 3, tags: ['x'] }),
+      )
       record('save 2', await request(app).post(`/api/versions/${id}/save`).send({ rating: 2, published_at: '2031-05-06T07:08:09' }))
       record('save invalid', await request(app).post(`/api/versions/${id}/save`).send({ rating: 'abc' }))
       record('read', await request(app).get(`/api/versions/${id}`))
       record('preview', await request(app).get('/api/items/articles/1?version=draft&fields=*,author.name,parent.title'))
       const compared = record('compare', await request(app).get(`/api/versions/${id}/compare`))
-      record('stale promote', await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: 'f'.repeat(64) }))
+      record(
+        'stale promote',
+        await request(app)
+          .post(`/api/versions/${id}/promote`)
+          .send({ mainHash: 'f'.repeat(64) }),
+      )
       record('promote', await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: compared.body.data.mainHash }))
       record('promoted', await request(app).get('/api/items/articles/1'))
       record('compare after promote', await request(app).get(`/api/versions/${id}/compare`))
       record('list', await request(app).get('/api/versions?meta=*'))
       expect(steps.map(([label, status]) => [label, status])).toEqual([
-        ['create', 200], ['save 1', 200], ['save 2', 200], ['save invalid', 400], ['read', 200], ['preview', 200],
-        ['compare', 200], ['stale promote', 422], ['promote', 200], ['promoted', 200], ['compare after promote', 200], ['list', 200],
+        ['create', 200],
+        ['save 1', 200],
+        ['save 2', 200],
+        ['save invalid', 400],
+        ['read', 200],
+        ['preview', 200],
+        ['compare', 200],
+        ['stale promote', 422],
+        ['promote', 200],
+        ['promoted', 200],
+        ['compare after promote', 200],
+        ['list', 200],
       ])
       // Keyed by the other database's name, so the diff says which one differs.
       const others = [...scenarioByDialect.entries()]

@@ -52,8 +52,19 @@ interface BeforeCall {
 }
 
 const ACTIONS = ['create', 'update', 'delete'] as const
-const HOOK_NAMES: ReadonlyArray<keyof Hooks> = ['beforeRead', 'beforeCreate', 'beforeUpdate', 'beforeDelete', 'afterCreate', 'afterUpdate', 'afterDelete']
-const EVENT_NAMES = [...ACTIONS.map((action) => `items.${action}`), ...Object.keys(collections).flatMap((name) => ACTIONS.map((action) => `${name}.items.${action}`))]
+const HOOK_NAMES: ReadonlyArray<keyof Hooks> = [
+  'beforeRead',
+  'beforeCreate',
+  'beforeUpdate',
+  'beforeDelete',
+  'afterCreate',
+  'afterUpdate',
+  'afterDelete',
+]
+const EVENT_NAMES = [
+  ...ACTIONS.map((action) => `items.${action}`),
+  ...Object.keys(collections).flatMap((name) => ACTIONS.map((action) => `${name}.items.${action}`)),
+]
 
 /** Records a before hook's call and answers `answer(value)` (undefined keeps the value). */
 function recordBefore<T>(calls: BeforeCall[], answer: (value: T) => T | void = () => undefined) {
@@ -68,7 +79,10 @@ const isTransaction = (db: HookMeta['db']): boolean => (db as Knex.Transaction).
 
 /** The two events one committed write emits: `items.<action>` and `<collection>.items.<action>`, both with `event`. */
 function emitted(event: ItemsEvent): Array<[string, ItemsEvent]> {
-  return byName([[`${event.collection}.items.${event.action}`, event], [`items.${event.action}`, event]])
+  return byName([
+    [`${event.collection}.items.${event.action}`, event],
+    [`items.${event.action}`, event],
+  ])
 }
 
 /** Lets pending microtasks, `nextTick`s and immediates run (an async listener's rejection is logged on a later tick). */
@@ -111,7 +125,10 @@ forEachDialect((ctx: DialectContext) => {
   beforeAll(() => {
     const forward = (name: Name): Hooks =>
       Object.fromEntries(
-        HOOK_NAMES.map((hook) => [hook, (...args: unknown[]) => (hooksInUse[name]?.hooks?.[hook] as ((...args: unknown[]) => unknown) | undefined)?.(...args)]),
+        HOOK_NAMES.map((hook) => [
+          hook,
+          (...args: unknown[]) => (hooksInUse[name]?.hooks?.[hook] as ((...args: unknown[]) => unknown) | undefined)?.(...args),
+        ]),
       )
     shared = build(Object.fromEntries(Object.keys(collections).map((name) => [name, { hooks: forward(name as Name) }])))
   })
@@ -143,10 +160,20 @@ forEachDialect((ctx: DialectContext) => {
     it('is called once per item of an array body, in order, with the payload as sent and meta { collection, context, db }', async () => {
       const calls: BeforeCall[] = []
       const { app, logger } = use({ articles: { hooks: { beforeCreate: recordBefore(calls) } } })
-      const body = [{ title: 'First', rating: 1 }, { title: 'Second', tags: ['a', 'b'] }, { title: 'Third', author: 2, status: 'published' }]
+      const body = [
+        { title: 'First', rating: 1 },
+        { title: 'Second', tags: ['a', 'b'] },
+        { title: 'Third', author: 2, status: 'published' },
+      ]
       const response = await request(app).post('/api/items/articles?fields=id,title').send(body)
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ data: [{ id: NEXT_ARTICLE, title: 'First' }, { id: NEXT_ARTICLE + 1, title: 'Second' }, { id: NEXT_ARTICLE + 2, title: 'Third' }] })
+      expect(response.body).toEqual({
+        data: [
+          { id: NEXT_ARTICLE, title: 'First' },
+          { id: NEXT_ARTICLE + 1, title: 'Second' },
+          { id: NEXT_ARTICLE + 2, title: 'Third' },
+        ],
+      })
       expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual(
         body.map((value) => ({ value, meta: { collection: 'articles', context: CONTEXT }, metaKeys: ['collection', 'context', 'db'] })),
       )
@@ -163,7 +190,9 @@ forEachDialect((ctx: DialectContext) => {
       const response = await request(app).post('/api/items/authors?fields=id,name').send({ name: 'Solo', email: null })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { id: seed.authors.length + 1, name: 'Solo' } })
-      expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: { name: 'Solo', email: null }, meta: { collection: 'authors', context: CONTEXT } }])
+      expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([
+        { value: { name: 'Solo', email: null }, meta: { collection: 'authors', context: CONTEXT } },
+      ])
     })
 
     it('writes the item a hook returns, keeps the one sent when it returns undefined, and after hooks and events see what was written', async () => {
@@ -178,7 +207,9 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      const response = await request(app).post('/api/items/articles?fields=id,title,rating,status').send([{ title: 'Change me' }, { title: 'Keep me', rating: 2 }])
+      const response = await request(app)
+        .post('/api/items/articles?fields=id,title,rating,status')
+        .send([{ title: 'Change me' }, { title: 'Keep me', rating: 2 }])
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: [
@@ -193,7 +224,10 @@ forEachDialect((ctx: DialectContext) => {
         action: 'create',
         collection: 'articles',
         keys: [NEXT_ARTICLE, NEXT_ARTICLE + 1],
-        payloads: [{ title: 'Changed', rating: 5 }, { title: 'Keep me', rating: 2 }],
+        payloads: [
+          { title: 'Changed', rating: 5 },
+          { title: 'Keep me', rating: 2 },
+        ],
         context: CONTEXT,
       }
       expect(afterEvents).toEqual([expected])
@@ -202,25 +236,39 @@ forEachDialect((ctx: DialectContext) => {
 
     it.each<[string, (item: Item) => Item, unknown]>([
       ['a value of the wrong type', (item) => ({ ...item, rating: 'high' }), { field: 'rating', type: 'type', collection: 'articles' }],
-      ['a field that does not exist', (item) => ({ ...item, nope: 1 }), { field: 'nope', type: 'additionalProperties', collection: 'articles' }],
+      [
+        'a field that does not exist',
+        (item) => ({ ...item, nope: 1 }),
+        { field: 'nope', type: 'additionalProperties', collection: 'articles' },
+      ],
       ['a required field removed', ({ title: _title, ...rest }) => rest, { field: 'title', type: 'required', collection: 'articles' }],
-    ])('validates the changed payload: a hook producing %s is a 400 FAILED_VALIDATION and nothing is written', async (_label, change, extensions) => {
-      const afterCreate = jest.fn()
-      const { app, events } = use({ articles: { hooks: { beforeCreate: change, afterCreate } } })
-      const response = await request(app).post('/api/items/articles').send({ title: 'Valid as sent', rating: 3 })
-      expectError(response, 400, 'FAILED_VALIDATION')
-      expect(response.body.errors[0].extensions).toEqual({ ...(extensions as object), code: 'FAILED_VALIDATION' })
-      expect(await rowCount(ctx, 'articles')).toBe(seed.articles.length)
-      expect(afterCreate).not.toHaveBeenCalled()
-      expect(events).toEqual([])
-    })
+    ])(
+      'validates the changed payload: a hook producing %s is a 400 FAILED_VALIDATION and nothing is written',
+      async (_label, change, extensions) => {
+        const afterCreate = jest.fn()
+        const { app, events } = use({ articles: { hooks: { beforeCreate: change, afterCreate } } })
+        const response = await request(app).post('/api/items/articles').send({ title: 'Valid as sent', rating: 3 })
+        expectError(response, 400, 'FAILED_VALIDATION')
+        expect(response.body.errors[0].extensions).toEqual({ ...(extensions as object), code: 'FAILED_VALIDATION' })
+        expect(await rowCount(ctx, 'articles')).toBe(seed.articles.length)
+        expect(afterCreate).not.toHaveBeenCalled()
+        expect(events).toEqual([])
+      },
+    )
 
     it('names the item of an array body whose changed payload is invalid', async () => {
       const { app } = use({ articles: { hooks: { beforeCreate: (item) => (item.title === 'B' ? { ...item, rating: 'x' } : undefined) } } })
-      const response = await request(app).post('/api/items/articles').send([{ title: 'A' }, { title: 'B' }])
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send([{ title: 'A' }, { title: 'B' }])
       expect(response.status).toBe(400)
       expect(response.body).toEqual({
-        errors: [{ message: expect.any(String), extensions: { code: 'FAILED_VALIDATION', field: 'rating', type: 'type', collection: 'articles', item: 1 } }],
+        errors: [
+          {
+            message: expect.any(String),
+            extensions: { code: 'FAILED_VALIDATION', field: 'rating', type: 'type', collection: 'articles', item: 1 },
+          },
+        ],
       })
       expect(await rowCount(ctx, 'articles')).toBe(seed.articles.length)
     })
@@ -237,9 +285,13 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      const response = await request(app).post('/api/items/articles').send([{ title: 'Allowed' }, { title: 'Forbidden' }])
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send([{ title: 'Allowed' }, { title: 'Forbidden' }])
       expect(response.status).toBe(403)
-      expect(response.body).toEqual({ errors: [{ message: "You don't have permission to access this.", extensions: { code: 'FORBIDDEN' } }] })
+      expect(response.body).toEqual({
+        errors: [{ message: "You don't have permission to access this.", extensions: { code: 'FORBIDDEN' } }],
+      })
       expect(await rowCount(ctx, 'articles')).toBe(seed.articles.length)
       expect(await titleCount('Allowed')).toBe(0)
       expect(logger.errors).toEqual([])
@@ -260,7 +312,9 @@ forEachDialect((ctx: DialectContext) => {
       })
       const response = await request(app).post('/api/items/articles').send({ title: 'Never' })
       expect(response.status).toBe(500)
-      expect(response.body).toEqual({ errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })
+      expect(response.body).toEqual({
+        errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      })
       expect(logger.errors).toHaveLength(1)
       expect(logger.errors[0]).toBe(boom)
       expect(await titleCount('Never')).toBe(0)
@@ -274,19 +328,28 @@ forEachDialect((ctx: DialectContext) => {
 
     it('commits a statement the hook runs on meta.db together with the write', async () => {
       const { app } = use({ articles: { hooks: { beforeCreate: topicPerItem } } })
-      const response = await request(app).post('/api/items/articles?fields=id,title').send([{ title: 'Hooked one' }, { title: 'Hooked two' }])
+      const response = await request(app)
+        .post('/api/items/articles?fields=id,title')
+        .send([{ title: 'Hooked one' }, { title: 'Hooked two' }])
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ data: [{ id: NEXT_ARTICLE, title: 'Hooked one' }, { id: NEXT_ARTICLE + 1, title: 'Hooked two' }] })
+      expect(response.body).toEqual({
+        data: [
+          { id: NEXT_ARTICLE, title: 'Hooked one' },
+          { id: NEXT_ARTICLE + 1, title: 'Hooked two' },
+        ],
+      })
       const topics = await ctx.knex('topics').where('id', '>', SEEDED_TOPICS).orderBy('id').select('name')
       expect(topics).toEqual([{ name: 'Topic of Hooked one' }, { name: 'Topic of Hooked two' }])
     })
 
     it('rolls the hook statement back when a later item of the batch breaks a unique constraint', async () => {
       const { app, events } = use({ authors: { hooks: { beforeCreate: topicPerItem } } })
-      const response = await request(app).post('/api/items/authors').send([
-        { name: 'Fresh author', email: 'fresh@example.com' },
-        { name: 'Duplicate author', email: seed.authors[0]!.email },
-      ])
+      const response = await request(app)
+        .post('/api/items/authors')
+        .send([
+          { name: 'Fresh author', email: 'fresh@example.com' },
+          { name: 'Duplicate author', email: seed.authors[0]!.email },
+        ])
       expectError(response, 400, 'RECORD_NOT_UNIQUE')
       expect(await rowCount(ctx, 'topics')).toBe(SEEDED_TOPICS)
       expect(await rowCount(ctx, 'authors')).toBe(seed.authors.length)
@@ -296,7 +359,9 @@ forEachDialect((ctx: DialectContext) => {
 
     it('rolls the hook statement back when a later item of the batch names a missing foreign key', async () => {
       const { app, events } = use({ articles: { hooks: { beforeCreate: topicPerItem } } })
-      const response = await request(app).post('/api/items/articles').send([{ title: 'Fine' }, { title: 'Orphan', author: 9999 }])
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send([{ title: 'Fine' }, { title: 'Orphan', author: 9999 }])
       expectError(response, 400, 'INVALID_FOREIGN_KEY')
       expect(await rowCount(ctx, 'topics')).toBe(SEEDED_TOPICS)
       expect(await rowCount(ctx, 'articles')).toBe(seed.articles.length)
@@ -315,7 +380,9 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      const response = await request(app).post('/api/items/articles').send([{ title: 'Go' }, { title: 'Stop' }])
+      const response = await request(app)
+        .post('/api/items/articles')
+        .send([{ title: 'Go' }, { title: 'Stop' }])
       expect(response.status).toBe(422)
       expect(response.body).toEqual({ errors: [{ message: 'Stop here.', extensions: { code: 'UNPROCESSABLE_CONTENT' } }] })
       expect(await rowCount(ctx, 'topics')).toBe(SEEDED_TOPICS)
@@ -343,7 +410,9 @@ forEachDialect((ctx: DialectContext) => {
     it('is called once for { keys, data } with every key', async () => {
       const calls: BeforeCall[] = []
       const { app } = use({ articles: { hooks: { beforeUpdate: recordBefore(calls) } } })
-      const response = await request(app).patch('/api/items/articles?fields=id,status').send({ keys: [3, 4, 9], data: { status: 'archived' } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,status')
+        .send({ keys: [3, 4, 9], data: { status: 'archived' } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: [3, 4, 9].map((id) => ({ id, status: 'archived' })) })
       expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: { status: 'archived' }, meta: metaFor([3, 4, 9]) }])
@@ -367,7 +436,12 @@ forEachDialect((ctx: DialectContext) => {
     it('is called once per item of an array body, in order, each with its own key', async () => {
       const calls: BeforeCall[] = []
       const { app } = use({ articles: { hooks: { beforeUpdate: recordBefore(calls) } } })
-      const response = await request(app).patch('/api/items/articles?fields=id,title,rating').send([{ id: 1, rating: 2 }, { id: 2, title: 'Renamed' }])
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,title,rating')
+        .send([
+          { id: 1, rating: 2 },
+          { id: 2, title: 'Renamed' },
+        ])
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: [
@@ -388,7 +462,13 @@ forEachDialect((ctx: DialectContext) => {
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { id: 5, title: 'Edited', status: 'archived' } })
       expect(await articleRow(5)).toEqual({ id: 5, title: 'Edited', status: 'archived', rating: seedArticle(5).rating })
-      const expected: ItemsEvent = { action: 'update', collection: 'articles', keys: [5], payloads: [{ title: 'Edited', status: 'archived' }], context: CONTEXT }
+      const expected: ItemsEvent = {
+        action: 'update',
+        collection: 'articles',
+        keys: [5],
+        payloads: [{ title: 'Edited', status: 'archived' }],
+        context: CONTEXT,
+      }
       expect(afterUpdate.mock.calls).toEqual([[expected]])
       expect(byName(events)).toEqual(emitted(expected))
     })
@@ -397,8 +477,18 @@ forEachDialect((ctx: DialectContext) => {
       const { app, events } = use({ articles: { hooks: { beforeUpdate: (data) => ({ ...data, title: null }) } } })
       const response = await request(app).patch('/api/items/articles/5').send({ rating: 1 })
       expectError(response, 400, 'FAILED_VALIDATION')
-      expect(response.body.errors[0].extensions).toEqual({ code: 'FAILED_VALIDATION', field: 'title', type: 'type', collection: 'articles' })
-      expect(await articleRow(5)).toEqual({ id: 5, title: seedArticle(5).title, status: seedArticle(5).status, rating: seedArticle(5).rating })
+      expect(response.body.errors[0].extensions).toEqual({
+        code: 'FAILED_VALIDATION',
+        field: 'title',
+        type: 'type',
+        collection: 'articles',
+      })
+      expect(await articleRow(5)).toEqual({
+        id: 5,
+        title: seedArticle(5).title,
+        status: seedArticle(5).status,
+        rating: seedArticle(5).rating,
+      })
       expect(events).toEqual([])
     })
 
@@ -414,7 +504,13 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      const response = await request(app).patch('/api/items/articles').send([{ id: 1, rating: 2 }, { id: 2, rating: 2 }, { id: 3, rating: 2 }])
+      const response = await request(app)
+        .patch('/api/items/articles')
+        .send([
+          { id: 1, rating: 2 },
+          { id: 2, rating: 2 },
+          { id: 3, rating: 2 },
+        ])
       expect(response.status).toBe(403)
       expect(response.body).toEqual({ errors: [{ message: 'Article 2 is frozen.', extensions: { code: 'FORBIDDEN' } }] })
       for (const id of [1, 2, 3]) expect((await articleRow(id))!.rating).toBe(seedArticle(id).rating)
@@ -433,7 +529,13 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      expectError(await request(app).patch('/api/items/articles').send({ keys: [1, 2], data: { rating: 1 } }), 500, 'INTERNAL_SERVER_ERROR')
+      expectError(
+        await request(app)
+          .patch('/api/items/articles')
+          .send({ keys: [1, 2], data: { rating: 1 } }),
+        500,
+        'INTERNAL_SERVER_ERROR',
+      )
       expect(logger.errors).toHaveLength(1)
       expect(logger.errors[0]).toBe(boom)
       expect([(await articleRow(1))!.rating, (await articleRow(2))!.rating]).toEqual([seedArticle(1).rating, seedArticle(2).rating])
@@ -449,7 +551,16 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      expectError(await request(app).patch('/api/items/articles').send([{ id: 1, rating: 3 }, { id: 2, author: 9999 }]), 400, 'INVALID_FOREIGN_KEY')
+      expectError(
+        await request(app)
+          .patch('/api/items/articles')
+          .send([
+            { id: 1, rating: 3 },
+            { id: 2, author: 9999 },
+          ]),
+        400,
+        'INVALID_FOREIGN_KEY',
+      )
       expect(await rowCount(ctx, 'topics')).toBe(SEEDED_TOPICS)
       expect((await articleRow(1))!.rating).toBe(seedArticle(1).rating)
     })
@@ -468,7 +579,9 @@ forEachDialect((ctx: DialectContext) => {
       const { app } = use({ comments: { hooks: { beforeDelete: recordBefore(calls) } } })
       const response = await request(app).delete('/api/items/comments/5')
       expect(response.status).toBe(204)
-      expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual([{ value: [5], meta: metaFor, metaKeys: ['collection', 'context', 'db'] }])
+      expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual([
+        { value: [5], meta: metaFor, metaKeys: ['collection', 'context', 'db'] },
+      ])
       expect(isTransaction(calls[0]!.db)).toBe(true)
       expect(await remaining([5])).toEqual([])
     })
@@ -479,7 +592,9 @@ forEachDialect((ctx: DialectContext) => {
     ])('receives the keys of %s', async (_label, body) => {
       const calls: BeforeCall[] = []
       const { app } = use({ comments: { hooks: { beforeDelete: recordBefore(calls) } } })
-      const response = await request(app).delete('/api/items/comments').send(body as object)
+      const response = await request(app)
+        .delete('/api/items/comments')
+        .send(body as object)
       expect(response.status).toBe(204)
       expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: [7, 8, 9], meta: metaFor }])
       expect(await commentCount()).toBe(seed.comments.length - 3)
@@ -488,7 +603,9 @@ forEachDialect((ctx: DialectContext) => {
     it('receives the keys a { query } resolved to', async () => {
       const calls: BeforeCall[] = []
       const { app } = use({ comments: { hooks: { beforeDelete: recordBefore(calls) } } })
-      const response = await request(app).delete('/api/items/comments').send({ query: { filter: { votes: { _eq: QUERY_VOTES } } } })
+      const response = await request(app)
+        .delete('/api/items/comments')
+        .send({ query: { filter: { votes: { _eq: QUERY_VOTES } } } })
       expect(response.status).toBe(204)
       expect(calls).toHaveLength(1)
       expect(calls[0]!.meta).toEqual(metaFor)
@@ -620,7 +737,9 @@ forEachDialect((ctx: DialectContext) => {
       })
       const response = await request(app).get('/api/items/articles')
       expect(response.status).toBe(422)
-      expect(response.body).toEqual({ errors: [{ message: 'Reads are paused.', extensions: { code: 'UNPROCESSABLE_CONTENT', reason: 'maintenance' } }] })
+      expect(response.body).toEqual({
+        errors: [{ message: 'Reads are paused.', extensions: { code: 'UNPROCESSABLE_CONTENT', reason: 'maintenance' } }],
+      })
       expectError(await request(app).get('/api/items/articles/1'), 422, 'UNPROCESSABLE_CONTENT')
       expect(logger.errors).toEqual([])
     })
@@ -664,7 +783,9 @@ forEachDialect((ctx: DialectContext) => {
     it('afterCreate receives exactly the ItemsEvent, payloads with presets and hook changes', async () => {
       const afterCreate = jest.fn()
       const { app } = build({ articles: { access, hooks: { beforeCreate: (item) => ({ ...item, tags: ['hooked'] }), afterCreate } } })
-      const response = await request(app).post('/api/items/articles?fields=id,title,status,rating,tags').send([{ title: 'One' }, { title: 'Two', rating: 1 }])
+      const response = await request(app)
+        .post('/api/items/articles?fields=id,title,status,rating,tags')
+        .send([{ title: 'One' }, { title: 'Two', rating: 1 }])
       expect(response.status).toBe(200)
       expect(response.body).toEqual({
         data: [
@@ -691,17 +812,26 @@ forEachDialect((ctx: DialectContext) => {
     it('afterUpdate receives exactly the ItemsEvent, one payload per key', async () => {
       const afterUpdate = jest.fn()
       const { app } = build({ articles: { access, hooks: { beforeUpdate: (data) => ({ ...data, tags: [] }), afterUpdate } } })
-      const response = await request(app).patch('/api/items/articles?fields=id,status,rating,tags').send({ keys: [3, 4], data: { rating: 2 } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id,status,rating,tags')
+        .send({ keys: [3, 4], data: { rating: 2 } })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: [3, 4].map((id) => ({ id, status: 'archived', rating: 2, tags: [] })) })
       const payload = { rating: 2, status: 'archived', tags: [] }
-      expect(afterUpdate.mock.calls).toEqual([[{ action: 'update', collection: 'articles', keys: [3, 4], payloads: [payload, payload], context: CONTEXT }]])
+      expect(afterUpdate.mock.calls).toEqual([
+        [{ action: 'update', collection: 'articles', keys: [3, 4], payloads: [payload, payload], context: CONTEXT }],
+      ])
     })
 
     it('afterUpdate of an array body lists each item with its own payload (without the key)', async () => {
       const afterUpdate = jest.fn()
       const { app } = use({ articles: { hooks: { afterUpdate } } })
-      const response = await request(app).patch('/api/items/articles?fields=id').send([{ id: 2, rating: 5 }, { id: 1, title: 'First again' }])
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id')
+        .send([
+          { id: 2, rating: 5 },
+          { id: 1, title: 'First again' },
+        ])
       expect(response.status).toBe(200)
       expect(afterUpdate.mock.calls).toEqual([
         [{ action: 'update', collection: 'articles', keys: [2, 1], payloads: [{ rating: 5 }, { title: 'First again' }], context: CONTEXT }],
@@ -711,8 +841,16 @@ forEachDialect((ctx: DialectContext) => {
     it('afterDelete receives exactly the ItemsEvent with empty payloads', async () => {
       const afterDelete = jest.fn()
       const { app } = use({ comments: { hooks: { afterDelete } } })
-      expect((await request(app).delete('/api/items/comments').send({ keys: [10, 11] })).status).toBe(204)
-      expect(afterDelete.mock.calls).toEqual([[{ action: 'delete', collection: 'comments', keys: [10, 11], payloads: [], context: CONTEXT }]])
+      expect(
+        (
+          await request(app)
+            .delete('/api/items/comments')
+            .send({ keys: [10, 11] })
+        ).status,
+      ).toBe(204)
+      expect(afterDelete.mock.calls).toEqual([
+        [{ action: 'delete', collection: 'comments', keys: [10, 11], payloads: [], context: CONTEXT }],
+      ])
     })
 
     it('run after commit: the write is visible through the host knex inside each after hook', async () => {
@@ -805,10 +943,34 @@ forEachDialect((ctx: DialectContext) => {
     })
 
     it.each<[string, string, (app: Express) => request.Test, number, string]>([
-      ['a create failing validation', 'afterCreate', (app) => request(app).post('/api/items/articles').send({ rating: 1 }), 400, 'FAILED_VALIDATION'],
-      ['a create naming a missing author', 'afterCreate', (app) => request(app).post('/api/items/articles').send({ title: 'x', author: 9999 }), 400, 'INVALID_FOREIGN_KEY'],
-      ['an update of a missing item', 'afterUpdate', (app) => request(app).patch('/api/items/articles/99999').send({ rating: 1 }), 404, 'NOT_FOUND'],
-      ['an update failing validation', 'afterUpdate', (app) => request(app).patch('/api/items/articles/1').send({ rating: 'x' }), 400, 'FAILED_VALIDATION'],
+      [
+        'a create failing validation',
+        'afterCreate',
+        (app) => request(app).post('/api/items/articles').send({ rating: 1 }),
+        400,
+        'FAILED_VALIDATION',
+      ],
+      [
+        'a create naming a missing author',
+        'afterCreate',
+        (app) => request(app).post('/api/items/articles').send({ title: 'x', author: 9999 }),
+        400,
+        'INVALID_FOREIGN_KEY',
+      ],
+      [
+        'an update of a missing item',
+        'afterUpdate',
+        (app) => request(app).patch('/api/items/articles/99999').send({ rating: 1 }),
+        404,
+        'NOT_FOUND',
+      ],
+      [
+        'an update failing validation',
+        'afterUpdate',
+        (app) => request(app).patch('/api/items/articles/1').send({ rating: 'x' }),
+        400,
+        'FAILED_VALIDATION',
+      ],
       ['a delete of a missing item', 'afterDelete', (app) => request(app).delete('/api/items/articles/99999'), 404, 'NOT_FOUND'],
       ['a delete of a referenced item', 'afterDelete', (app) => request(app).delete('/api/items/articles/1'), 400, 'INVALID_FOREIGN_KEY'],
     ])('do not run, and no event fires, for %s', async (_label, hookName, send, status, code) => {
@@ -826,15 +988,33 @@ forEachDialect((ctx: DialectContext) => {
     it.each<[string, (app: Express) => request.Test, number, ItemsEvent]>([
       [
         'POST',
-        (app) => request(app).post('/api/items/articles?fields=id').send([{ title: 'E1' }, { title: 'E2', rating: 4 }]),
+        (app) =>
+          request(app)
+            .post('/api/items/articles?fields=id')
+            .send([{ title: 'E1' }, { title: 'E2', rating: 4 }]),
         200,
-        { action: 'create', collection: 'articles', keys: [NEXT_ARTICLE, NEXT_ARTICLE + 1], payloads: [{ title: 'E1' }, { title: 'E2', rating: 4 }], context: CONTEXT },
+        {
+          action: 'create',
+          collection: 'articles',
+          keys: [NEXT_ARTICLE, NEXT_ARTICLE + 1],
+          payloads: [{ title: 'E1' }, { title: 'E2', rating: 4 }],
+          context: CONTEXT,
+        },
       ],
       [
         'PATCH { keys, data }',
-        (app) => request(app).patch('/api/items/articles?fields=id').send({ keys: [8, 2], data: { status: 'archived' } }),
+        (app) =>
+          request(app)
+            .patch('/api/items/articles?fields=id')
+            .send({ keys: [8, 2], data: { status: 'archived' } }),
         200,
-        { action: 'update', collection: 'articles', keys: [8, 2], payloads: [{ status: 'archived' }, { status: 'archived' }], context: CONTEXT },
+        {
+          action: 'update',
+          collection: 'articles',
+          keys: [8, 2],
+          payloads: [{ status: 'archived' }, { status: 'archived' }],
+          context: CONTEXT,
+        },
       ],
       [
         'PATCH /:id',
@@ -864,12 +1044,20 @@ forEachDialect((ctx: DialectContext) => {
 
     it('emits one event pair per request, also for a by-query update of many rows', async () => {
       const { app, events } = use({})
-      const response = await request(app).patch('/api/items/articles?fields=id').send({ query: { filter: { author: { _eq: QUERY_AUTHOR } } }, data: { rating: 1 } })
+      const response = await request(app)
+        .patch('/api/items/articles?fields=id')
+        .send({ query: { filter: { author: { _eq: QUERY_AUTHOR } } }, data: { rating: 1 } })
       expect(response.status).toBe(200)
       expect(byName(events).map(([name]) => name)).toEqual(['articles.items.update', 'items.update'])
       const event = events[0]![1]
       expect([...event.keys].sort((a, b) => Number(a) - Number(b))).toEqual(AUTHOR_ARTICLES)
-      expect(event).toEqual({ action: 'update', collection: 'articles', keys: event.keys, payloads: AUTHOR_ARTICLES.map(() => ({ rating: 1 })), context: CONTEXT })
+      expect(event).toEqual({
+        action: 'update',
+        collection: 'articles',
+        keys: event.keys,
+        payloads: AUTHOR_ARTICLES.map(() => ({ rating: 1 })),
+        context: CONTEXT,
+      })
     })
 
     it('a singleton PATCH runs the create hooks and events while the row is missing, the update ones afterwards', async () => {
@@ -877,20 +1065,48 @@ forEachDialect((ctx: DialectContext) => {
       const updates: BeforeCall[] = []
       const { app, events } = use({ settings: { hooks: { beforeCreate: recordBefore(creates), beforeUpdate: recordBefore(updates) } } })
       expect(await rowCount(ctx, 'settings')).toBe(0)
-      expect((await request(app).patch('/api/items/settings?fields=id,site_name').send({ site_name: 'Hooked site' })).body).toEqual({ data: { id: 1, site_name: 'Hooked site' } })
-      expect((await request(app).patch('/api/items/settings?fields=id,tagline').send({ tagline: 'Hooked tagline' })).body).toEqual({ data: { id: 1, tagline: 'Hooked tagline' } })
-      expect(creates.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: { site_name: 'Hooked site' }, meta: { collection: 'settings', context: CONTEXT } }])
-      expect(updates.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: { tagline: 'Hooked tagline' }, meta: { collection: 'settings', context: CONTEXT, keys: [1] } }])
-      expect(byName(events.slice(0, 2))).toEqual(emitted({ action: 'create', collection: 'settings', keys: [1], payloads: [{ site_name: 'Hooked site' }], context: CONTEXT }))
-      expect(byName(events.slice(2))).toEqual(emitted({ action: 'update', collection: 'settings', keys: [1], payloads: [{ tagline: 'Hooked tagline' }], context: CONTEXT }))
+      expect((await request(app).patch('/api/items/settings?fields=id,site_name').send({ site_name: 'Hooked site' })).body).toEqual({
+        data: { id: 1, site_name: 'Hooked site' },
+      })
+      expect((await request(app).patch('/api/items/settings?fields=id,tagline').send({ tagline: 'Hooked tagline' })).body).toEqual({
+        data: { id: 1, tagline: 'Hooked tagline' },
+      })
+      expect(creates.map(({ value, meta }) => ({ value, meta }))).toEqual([
+        { value: { site_name: 'Hooked site' }, meta: { collection: 'settings', context: CONTEXT } },
+      ])
+      expect(updates.map(({ value, meta }) => ({ value, meta }))).toEqual([
+        { value: { tagline: 'Hooked tagline' }, meta: { collection: 'settings', context: CONTEXT, keys: [1] } },
+      ])
+      expect(byName(events.slice(0, 2))).toEqual(
+        emitted({ action: 'create', collection: 'settings', keys: [1], payloads: [{ site_name: 'Hooked site' }], context: CONTEXT }),
+      )
+      expect(byName(events.slice(2))).toEqual(
+        emitted({ action: 'update', collection: 'settings', keys: [1], payloads: [{ tagline: 'Hooked tagline' }], context: CONTEXT }),
+      )
     })
 
     it('does not fire on a failed write', async () => {
       const { app, events } = use({})
-      expectError(await request(app).post('/api/items/articles').send([{ title: 'ok' }, { title: 'bad', author: 9999 }]), 400, 'INVALID_FOREIGN_KEY')
-      expectError(await request(app).patch('/api/items/articles').send({ keys: [1, 99999], data: { rating: 1 } }), 404, 'NOT_FOUND')
+      expectError(
+        await request(app)
+          .post('/api/items/articles')
+          .send([{ title: 'ok' }, { title: 'bad', author: 9999 }]),
+        400,
+        'INVALID_FOREIGN_KEY',
+      )
+      expectError(
+        await request(app)
+          .patch('/api/items/articles')
+          .send({ keys: [1, 99999], data: { rating: 1 } }),
+        404,
+        'NOT_FOUND',
+      )
       expectError(await request(app).delete('/api/items/articles').send([1]), 400, 'INVALID_FOREIGN_KEY')
-      expectError(await request(app).post('/api/items/authors').send({ name: 'Dup', email: seed.authors[1]!.email }), 400, 'RECORD_NOT_UNIQUE')
+      expectError(
+        await request(app).post('/api/items/authors').send({ name: 'Dup', email: seed.authors[1]!.email }),
+        400,
+        'RECORD_NOT_UNIQUE',
+      )
       expect(events).toEqual([])
     })
 
@@ -998,10 +1214,14 @@ forEachDialect((ctx: DialectContext) => {
       expect(afterUpdate).not.toHaveBeenCalled()
       expect(events).toEqual([])
 
-      const promoted = await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: (compared.body.data as { mainHash: string }).mainHash })
+      const promoted = await request(app)
+        .post(`/api/versions/${id}/promote`)
+        .send({ mainHash: (compared.body.data as { mainHash: string }).mainHash })
       expect(promoted.status).toBe(200)
       expect(promoted.body).toEqual({ data: 1 })
-      expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([{ value: { title: 'Draft' }, meta: { collection: 'articles', context: CONTEXT, keys: [1] } }])
+      expect(calls.map(({ value, meta }) => ({ value, meta }))).toEqual([
+        { value: { title: 'Draft' }, meta: { collection: 'articles', context: CONTEXT, keys: [1] } },
+      ])
       expect(isTransaction(calls[0]!.db)).toBe(true)
       const expected: ItemsEvent = { action: 'update', collection: 'articles', keys: [1], payloads: [{ title: 'Draft' }], context: CONTEXT }
       expect(afterUpdate.mock.calls).toEqual([[expected]])
@@ -1021,20 +1241,48 @@ forEachDialect((ctx: DialectContext) => {
           },
         },
       })
-      const id = ((await request(app).post('/api/versions').send({ collection: 'articles', item: 2, key: 'draft' })).body.data as { id: number }).id
+      const id = (
+        (await request(app).post('/api/versions').send({ collection: 'articles', item: 2, key: 'draft' })).body.data as { id: number }
+      ).id
       expect((await request(app).post(`/api/versions/${id}/save`).send({ title: 'Draft' })).status).toBe(200)
-      const mainHash = () => request(app).get(`/api/versions/${id}/compare`).then((res) => (res.body.data as { mainHash: string }).mainHash)
+      const mainHash = () =>
+        request(app)
+          .get(`/api/versions/${id}/compare`)
+          .then((res) => (res.body.data as { mainHash: string }).mainHash)
 
       refuse = true
-      expectError(await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: await mainHash() }), 403, 'FORBIDDEN')
-      expect(await articleRow(2)).toEqual({ id: 2, title: seedArticle(2).title, status: seedArticle(2).status, rating: seedArticle(2).rating })
+      expectError(
+        await request(app)
+          .post(`/api/versions/${id}/promote`)
+          .send({ mainHash: await mainHash() }),
+        403,
+        'FORBIDDEN',
+      )
+      expect(await articleRow(2)).toEqual({
+        id: 2,
+        title: seedArticle(2).title,
+        status: seedArticle(2).status,
+        rating: seedArticle(2).rating,
+      })
       expect(events).toEqual([])
 
       refuse = false
-      expect((await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: await mainHash() })).status).toBe(200)
+      expect(
+        (
+          await request(app)
+            .post(`/api/versions/${id}/promote`)
+            .send({ mainHash: await mainHash() })
+        ).status,
+      ).toBe(200)
       expect(await articleRow(2)).toEqual({ id: 2, title: 'Draft', status: 'archived', rating: seedArticle(2).rating })
       expect(byName(events)).toEqual(
-        emitted({ action: 'update', collection: 'articles', keys: [2], payloads: [{ title: 'Draft', status: 'archived' }], context: CONTEXT }),
+        emitted({
+          action: 'update',
+          collection: 'articles',
+          keys: [2],
+          payloads: [{ title: 'Draft', status: 'archived' }],
+          context: CONTEXT,
+        }),
       )
     })
   })
