@@ -1,6 +1,6 @@
 // Turns the public ItemsRouterOptions into the internal, fully resolved RouterConfig. Runs once.
 import type { Knex } from 'knex'
-import { checkPositiveInteger, resolveLimits } from './schema/build-schema'
+import { checkKnownOptions, checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
 import { ConfigError } from './errors'
 import type { Request } from 'express'
@@ -47,9 +47,7 @@ const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatc
 export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('CONFIG_MISSING', 'createItemsRouter() needs an options object')
-  for (const key of Object.keys(options)) {
-    if (!Object.hasOwn(KNOWN_OPTIONS, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `options.${key} is not a known option`)
-  }
+  checkKnownOptions(options, KNOWN_OPTIONS, 'options')
   const knex = options.knex as Knex | undefined
   if (typeof knex !== 'function' || typeof knex.transaction !== 'function' || !knex.client) {
     throw new ConfigError('CONFIG_MISSING_KNEX', 'options.knex must be a knex instance')

@@ -66,7 +66,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
   dialect.prepare(config.knex)
 
-  const repository = new ItemsRepository(config.knex, schema, dialect)
+  const repository = new ItemsRepository(config.knex, dialect)
   const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
   const versions = new VersionsService(
     repository,

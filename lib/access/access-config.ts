@@ -2,7 +2,7 @@
 // reach through relations (only their rules need resolving per request).
 import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import type { Collection, Schema } from '../schema/collection'
+import { relatedOf, type Collection, type Schema } from '../schema/collection'
 import type { Access, AccessDecision, AccessEntry } from '../types'
 
 export type Action = 'read' | 'create' | 'update' | 'delete'
@@ -78,11 +78,7 @@ export function buildAccess(
 
 /** Each collection with every collection its relations lead to, itself included, at any depth. */
 export function reachableCollections(schema: Schema): ReadonlyMap<Collection, readonly Collection[]> {
-  const neighbours = (collection: Collection): Collection[] =>
-    [...collection.members.values()].flatMap((member) => {
-      const name = member.kind === 'o2m' ? member.related : member.references
-      return name === undefined ? [] : [schema.collections.get(name)!]
-    })
+  const neighbours = (collection: Collection): Collection[] => [...collection.members.values()].flatMap((member) => relatedOf(member) ?? [])
   return new Map(
     [...schema.collections.values()].map((start) => {
       const seen = new Set([start])

@@ -3,10 +3,11 @@
 import { ConfigError, ForbiddenError, InvalidQueryError } from '../errors'
 import type { FilterLimits } from '../query/parse-filter'
 import { parseFilter } from '../query/parse-filter'
-import type { FilterNode } from '../query/query'
+import type { FilterNode } from '../query/filter-node'
 import { ABSENT, callerVariables, isVariable, type Variables } from '../query/variables'
 import type { Collection, Member, Schema } from '../schema/collection'
-import { fullView, NO_ROWS, openView, type SchemaView } from '../schema/schema-view'
+import { fullView, openView, type SchemaView } from '../query/schema-view'
+import { NO_ROWS } from '../query/filter-node'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext } from '../types'
 import { checkDecision, type Action } from './access-config'
 

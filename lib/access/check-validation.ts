@@ -1,88 +1,93 @@
 // Checks a payload against an access rule's `validation` filter, in memory, with the operators' SQL meaning:
-// a comparison with null fails, except the ones about null or emptiness.
+// a comparison with null fails, except the ones about null or emptiness. One table per operator arity, typed
+// over the operator union, so an operator without a rule here does not compile.
 import { FailedValidationError } from '../errors'
-import { OPERATORS } from '../query/operators'
-import type { FilterNode, Scalar } from '../query/query'
+import { hasArity, type ComparisonNode, type FilterNode, type Scalar } from '../query/filter-node'
+import {
+  patternOf,
+  type FlagOperator,
+  type ListOperator,
+  type PairOperator,
+  type PatternOperator,
+  type ValueOperator,
+} from '../query/operators'
 import type { Collection, Field } from '../schema/collection'
 import { foldCase } from '../schema/field-types'
 
-type Comparison = Extract<FilterNode, { kind: 'comparison' }>
+/** Orders two non-null canonical values of `field`. */
+type Order = (a: NonNullable<Scalar>, b: NonNullable<Scalar>) => number
 
-/** Orders two canonical values of `field` (numbers, or strings for bigInteger, decimal, temporal and text). */
-function compare(field: Field, a: Scalar, b: Scalar): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  if (field.type === 'bigInteger') return Math.sign(Number(BigInt(String(a)) - BigInt(String(b))))
-  if (field.type === 'decimal') return compareDecimals(String(a), String(b))
-  const [x, y] = [String(a), String(b)]
-  return x < y ? -1 : x > y ? 1 : 0
+const FLAG: Readonly<Record<FlagOperator, (value: Scalar) => boolean>> = {
+  _null: (value) => value === null,
+  _nnull: (value) => value !== null,
+  _empty: (value) => value === null || value === '',
+  _nempty: (value) => value !== null && value !== '',
 }
 
-/** Compares canonical decimal strings exactly, as integers at a common scale. */
-function compareDecimals(a: string, b: string): number {
-  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0)
-  const scaled = (text: string): bigint => {
-    const [whole, fraction = ''] = text.split('.')
-    return BigInt(whole + fraction.padEnd(scale, '0'))
+/** A pattern operator's rule: a null value matches no pattern, negated or not, as in SQL. */
+function byPattern(operator: PatternOperator): (value: Scalar, term: Scalar) => boolean {
+  const { anchor, insensitive, negate } = patternOf(operator)!
+  const fold = insensitive ? foldCase : (text: string) => text
+  return (value, term) => {
+    if (value === null) return false
+    const [text, needle] = [fold(String(value)), fold(String(term))]
+    const found = anchor === 'contains' ? text.includes(needle) : anchor === 'starts' ? text.startsWith(needle) : text.endsWith(needle)
+    return found !== negate
   }
-  const difference = scaled(a) - scaled(b)
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0
 }
 
-function matchesPattern(node: Comparison, value: string): boolean {
-  const pattern = OPERATORS[node.operator].pattern!
-  const fold = pattern.insensitive ? foldCase : (text: string) => text
-  const [text, term] = [fold(value), fold(String(node.value))]
-  const found =
-    pattern.anchor === 'contains' ? text.includes(term) : pattern.anchor === 'starts' ? text.startsWith(term) : text.endsWith(term)
-  return found !== pattern.negate
+/** `_eq` and `_neq` take null (IS NULL, IS NOT NULL); every other comparison with null is false, as in SQL. */
+const VALUE: Readonly<Record<ValueOperator, (value: Scalar, expected: Scalar, order: Order) => boolean>> = {
+  _eq: (value, expected, order) => (expected === null ? value === null : value !== null && order(value, expected) === 0),
+  _neq: (value, expected, order) => (expected === null ? value !== null : value !== null && order(value, expected) !== 0),
+  _lt: (value, expected, order) => value !== null && expected !== null && order(value, expected) < 0,
+  _lte: (value, expected, order) => value !== null && expected !== null && order(value, expected) <= 0,
+  _gt: (value, expected, order) => value !== null && expected !== null && order(value, expected) > 0,
+  _gte: (value, expected, order) => value !== null && expected !== null && order(value, expected) >= 0,
+  _contains: byPattern('_contains'),
+  _ncontains: byPattern('_ncontains'),
+  _icontains: byPattern('_icontains'),
+  _nicontains: byPattern('_nicontains'),
+  _starts_with: byPattern('_starts_with'),
+  _nstarts_with: byPattern('_nstarts_with'),
+  _istarts_with: byPattern('_istarts_with'),
+  _nistarts_with: byPattern('_nistarts_with'),
+  _ends_with: byPattern('_ends_with'),
+  _nends_with: byPattern('_nends_with'),
+  _iends_with: byPattern('_iends_with'),
+  _niends_with: byPattern('_niends_with'),
 }
 
-function matches(node: Comparison, value: Scalar): boolean {
-  const { field, operator } = node
-  const list = node.value as readonly Scalar[]
-  switch (operator) {
-    case '_null':
-      return value === null
-    case '_nnull':
-      return value !== null
-    case '_empty':
-      return value === null || value === ''
-    case '_nempty':
-      return value !== null && value !== ''
-    case '_eq':
-      return node.value === null ? value === null : value !== null && compare(field, value, node.value as Scalar) === 0
-    case '_neq':
-      return node.value === null ? value !== null : value !== null && compare(field, value, node.value as Scalar) !== 0
-    default:
-      break
-  }
-  if (value === null) return false
-  switch (operator) {
-    case '_lt':
-      return compare(field, value, node.value as Scalar) < 0
-    case '_lte':
-      return compare(field, value, node.value as Scalar) <= 0
-    case '_gt':
-      return compare(field, value, node.value as Scalar) > 0
-    case '_gte':
-      return compare(field, value, node.value as Scalar) >= 0
-    case '_in':
-      return list.some((item) => compare(field, value, item) === 0)
-    case '_nin':
-      return !list.some((item) => compare(field, value, item) === 0)
-    case '_between':
-      return compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0
-    case '_nbetween':
-      return !(compare(field, value, list[0]) >= 0 && compare(field, value, list[1]) <= 0)
-    default:
-      return matchesPattern(node, String(value))
-  }
+const listed = (value: Scalar, list: readonly Scalar[], order: Order): boolean =>
+  value !== null && list.some((item) => item !== null && order(value, item) === 0)
+
+const LIST: Readonly<Record<ListOperator, (value: Scalar, list: readonly Scalar[], order: Order) => boolean>> = {
+  _in: listed,
+  _nin: (value, list, order) => value !== null && !listed(value, list, order),
+}
+
+const within = (value: NonNullable<Scalar>, [low, high]: readonly [Scalar, Scalar], order: Order): boolean =>
+  low !== null && high !== null && order(value, low) >= 0 && order(value, high) <= 0
+
+const PAIR: Readonly<Record<PairOperator, (value: Scalar, pair: readonly [Scalar, Scalar], order: Order) => boolean>> = {
+  _between: (value, pair, order) => value !== null && within(value, pair, order),
+  _nbetween: (value, pair, order) => value !== null && !within(value, pair, order),
+}
+
+function matches(node: ComparisonNode, value: Scalar): boolean {
+  const order: Order = (a, b) => node.field.spec.compare(a, b)
+  if (hasArity(node, 'flag')) return FLAG[node.operator](value)
+  if (hasArity(node, 'list')) return LIST[node.operator](value, node.value, order)
+  if (hasArity(node, 'pair')) return PAIR[node.operator](value, node.value, order)
+  if (hasArity(node, 'value')) return VALUE[node.operator](value, node.value, order)
+  const unknown: never = node
+  throw new Error(`Unhandled comparison ${JSON.stringify(unknown)}`)
 }
 
 const firstField = (node: FilterNode): string =>
   node.kind === 'and' || node.kind === 'or'
     ? node.children.length > 0
-      ? firstField(node.children[0])
+      ? firstField(node.children[0]!)
       : ''
     : node.kind === 'comparison'
       ? node.field.name
@@ -90,7 +95,8 @@ const firstField = (node: FilterNode): string =>
 
 /**
  * The conditions `values` breaks, one error each; an `_or` that fails is one error. Conditions on fields the
- * payload does not hold are not checked: an update only answers for what it changes.
+ * payload does not hold are not checked: an update only answers for what it changes. Rules are checked when
+ * they are resolved to compare the collection's own fields only (see caller-access.ts).
  */
 export function validationErrors(
   node: FilterNode,
@@ -118,8 +124,9 @@ export function validationErrors(
         }),
       ]
     }
-    default:
-      // Rules are checked at resolution to compare own fields only.
-      throw new Error(`Unhandled validation node ${node.kind}`)
+    case 'function':
+    case 'm2o':
+    case 'o2m':
+      throw new Error(`A validation rule cannot hold a "${node.kind}" condition`)
   }
 }

@@ -1,7 +1,6 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
 import { ForbiddenError, NotFoundError } from '../errors'
 import type { FieldNode } from '../query/query'
-import { FIELD_TYPES } from '../schema/field-types'
 import type { Item } from '../types'
 import { sendData, sendNoContent } from './envelope'
 import type { ItemsHandler } from './route'
@@ -12,7 +11,7 @@ function placeholder(fields: readonly FieldNode[]): Item {
   for (const node of fields) {
     if (node.kind !== 'field') continue
     if (node.field.primaryKey) item[node.output] = null
-    else if (node.field.default != null) item[node.output] = FIELD_TYPES[node.field.type].fromJson(node.field.default) ?? node.field.default
+    else if (node.field.default != null) item[node.output] = node.field.default
   }
   return item
 }

@@ -1,34 +1,7 @@
-// The filter operators: what each takes and which type families it applies to. A new operator without a
-// spec here does not compile.
+// The filter operators: what each takes and which type families it applies to. The operator union is derived
+// from this table, and every consumer (SQL compiler, validation checker) keeps a table per arity typed over it,
+// so an operator added here without a case there does not compile.
 import type { TypeFamily } from '../schema/field-types'
-
-export type FilterOperator =
-  | '_eq'
-  | '_neq'
-  | '_lt'
-  | '_lte'
-  | '_gt'
-  | '_gte'
-  | '_in'
-  | '_nin'
-  | '_null'
-  | '_nnull'
-  | '_empty'
-  | '_nempty'
-  | '_contains'
-  | '_ncontains'
-  | '_icontains'
-  | '_nicontains'
-  | '_starts_with'
-  | '_nstarts_with'
-  | '_istarts_with'
-  | '_nistarts_with'
-  | '_ends_with'
-  | '_nends_with'
-  | '_iends_with'
-  | '_niends_with'
-  | '_between'
-  | '_nbetween'
 
 /** `value`: one scalar; `list`: zero or more; `pair`: exactly two; `flag`: true or false. */
 export type OperatorArity = 'value' | 'list' | 'pair' | 'flag'
@@ -52,13 +25,9 @@ const LISTED: readonly TypeFamily[] = ['string', 'number', 'temporal', 'uuid']
 const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid']
 const TEXT: readonly TypeFamily[] = ['string']
 
-const pattern = (anchor: PatternSpec['anchor'], insensitive: boolean, negate: boolean): OperatorSpec => ({
-  takes: 'value',
-  on: TEXT,
-  pattern: { anchor, insensitive, negate },
-})
+const pattern = <const P extends PatternSpec>(spec: P) => ({ takes: 'value', on: TEXT, pattern: spec }) as const
 
-export const OPERATORS: Readonly<Record<FilterOperator, OperatorSpec>> = Object.freeze({
+export const OPERATORS = Object.freeze({
   _eq: { takes: 'value', on: EQUALITY },
   _neq: { takes: 'value', on: EQUALITY },
   _lt: { takes: 'value', on: ORDERED },
@@ -71,22 +40,50 @@ export const OPERATORS: Readonly<Record<FilterOperator, OperatorSpec>> = Object.
   _nnull: { takes: 'flag', on: ANY },
   _empty: { takes: 'flag', on: TEXT },
   _nempty: { takes: 'flag', on: TEXT },
-  _contains: pattern('contains', false, false),
-  _ncontains: pattern('contains', false, true),
-  _icontains: pattern('contains', true, false),
-  _nicontains: pattern('contains', true, true),
-  _starts_with: pattern('starts', false, false),
-  _nstarts_with: pattern('starts', false, true),
-  _istarts_with: pattern('starts', true, false),
-  _nistarts_with: pattern('starts', true, true),
-  _ends_with: pattern('ends', false, false),
-  _nends_with: pattern('ends', false, true),
-  _iends_with: pattern('ends', true, false),
-  _niends_with: pattern('ends', true, true),
+  _contains: pattern({ anchor: 'contains', insensitive: false, negate: false }),
+  _ncontains: pattern({ anchor: 'contains', insensitive: false, negate: true }),
+  _icontains: pattern({ anchor: 'contains', insensitive: true, negate: false }),
+  _nicontains: pattern({ anchor: 'contains', insensitive: true, negate: true }),
+  _starts_with: pattern({ anchor: 'starts', insensitive: false, negate: false }),
+  _nstarts_with: pattern({ anchor: 'starts', insensitive: false, negate: true }),
+  _istarts_with: pattern({ anchor: 'starts', insensitive: true, negate: false }),
+  _nistarts_with: pattern({ anchor: 'starts', insensitive: true, negate: true }),
+  _ends_with: pattern({ anchor: 'ends', insensitive: false, negate: false }),
+  _nends_with: pattern({ anchor: 'ends', insensitive: false, negate: true }),
+  _iends_with: pattern({ anchor: 'ends', insensitive: true, negate: false }),
+  _niends_with: pattern({ anchor: 'ends', insensitive: true, negate: true }),
   _between: { takes: 'pair', on: ORDERED },
   _nbetween: { takes: 'pair', on: ORDERED },
-})
+} as const satisfies Record<string, OperatorSpec>)
+
+type Table = typeof OPERATORS
+
+export type FilterOperator = keyof Table
+
+/** The operators of one arity. */
+export type OperatorTaking<A extends OperatorArity> = { [O in FilterOperator]: Table[O]['takes'] extends A ? O : never }[FilterOperator]
+
+/** The single-value operators that match text against a pattern (`_contains`, `_istarts_with`, ...). */
+export type PatternOperator = { [O in FilterOperator]: Table[O] extends { readonly pattern: PatternSpec } ? O : never }[FilterOperator]
+
+export type ValueOperator = OperatorTaking<'value'>
+export type ListOperator = OperatorTaking<'list'>
+export type PairOperator = OperatorTaking<'pair'>
+export type FlagOperator = OperatorTaking<'flag'>
+/** The single-value operators that compare (`_eq`, `_lt`, ...), as opposed to matching a pattern. */
+export type CompareOperator = Exclude<ValueOperator, PatternOperator>
 
 export function isFilterOperator(key: string): key is FilterOperator {
   return Object.hasOwn(OPERATORS, key)
+}
+
+/** The pattern of a pattern operator, or undefined for any other. */
+export function patternOf(operator: FilterOperator): PatternSpec | undefined {
+  const spec: OperatorSpec = OPERATORS[operator]
+  return spec.pattern
+}
+
+/** Narrows an operator to those of one arity. */
+export function takes<A extends OperatorArity>(operator: FilterOperator, arity: A): operator is OperatorTaking<A> {
+  return OPERATORS[operator].takes === arity
 }

@@ -2,8 +2,8 @@
 import { InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { Collection } from '../schema/collection'
-import type { SchemaView } from '../schema/schema-view'
-import { FIELD_TYPES, type TypeFamily } from '../schema/field-types'
+import type { SchemaView } from './schema-view'
+import type { TypeFamily } from '../schema/field-types'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import { parseList } from './parse-list'
 import type { AggregateFunction, AggregateNode, AggregateQuery, AggregateSortNode, GroupNode } from './query'
@@ -38,7 +38,7 @@ function parseAggregates(raw: unknown, collection: Collection, schema: SchemaVie
       }
       const member = schema.member(collection, name)
       if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
-      if (member.kind !== 'field' || !FUNCTIONS[fn as AggregateFunction].includes(FIELD_TYPES[member.type].family)) {
+      if (member.kind !== 'field' || !FUNCTIONS[fn as AggregateFunction].includes(member.spec.family)) {
         throw new InvalidQueryError(`"aggregate[${fn}]" does not apply to field "${name}"`)
       }
       nodes.push({ fn: fn as AggregateFunction, field: member })

@@ -1,8 +1,9 @@
 // Parses ?fields (dot paths, wildcards, aliases) and ?deep into the tree of response entries.
 import { InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import type { Collection, Member } from '../schema/collection'
-import { both, type SchemaView } from '../schema/schema-view'
+import { isRelation, relatedOf, type Collection, type Member } from '../schema/collection'
+import type { SchemaView } from './schema-view'
+import { both } from './filter-node'
 import { parseFilter, type FilterLimits } from './parse-filter'
 import { parseList } from './parse-list'
 import { parseObjectParam } from './parse-object-param'
@@ -20,7 +21,8 @@ export interface FieldsOptions extends FilterLimits {
   readonly maxRelations: number
 }
 
-interface Context extends FieldsOptions {
+/** The walk over `fields`: the options, request-wide settings and the relations expanded so far. */
+interface FieldsState extends FieldsOptions {
   readonly backlink: boolean
   readonly now: Date
   relations: number
@@ -36,16 +38,10 @@ interface Entry {
   paths: string[][] | null
 }
 
-function isRelation(member: Member): boolean {
-  return member.kind === 'o2m' || member.references !== undefined
-}
-
 /** The member of `related` that leads back to where a relation came from, for `backlink=false`. */
 function backMember(from: Member, related: Collection): Member | undefined {
-  if (from.kind === 'o2m') return related.members.get(from.foreignKey)
-  return [...related.members.values()].find(
-    (member) => member.kind === 'o2m' && member.related === from.collection && member.foreignKey === from.name,
-  )
+  if (from.kind === 'o2m') return from.foreignKey
+  return [...related.members.values()].find((member) => member.kind === 'o2m' && member.foreignKey === from)
 }
 
 function deepOf(deep: unknown, output: string): Record<string, unknown> {
@@ -78,35 +74,33 @@ function checkDeep(
       throw new InvalidQueryError(`"deep" names "${key}", which is not a relation of collection "${collection.name}"`)
     }
     if (!isPlainObject(value)) throw new InvalidQueryError(`"deep" for "${key}" must be an object`)
-    const related = schema.collections.get(member.kind === 'o2m' ? member.related : member.references!)!
-    checkDeep(value, related, schema, ` (under "${key}")`, member.kind === 'o2m')
+    checkDeep(value, relatedOf(member)!, schema, ` (under "${key}")`, member.kind === 'o2m')
   }
 }
 
 /** The per-parent list shape of an o2m (`deep[rel][_limit]=5` ...); the related collection's defaults otherwise. */
-function parseDeepSelection(deep: Record<string, unknown>, related: Collection, context: Context): Selection {
+function parseDeepSelection(deep: Record<string, unknown>, related: Collection, state: FieldsState): Selection {
   return {
-    filter: both(context.schema.scope(related), parseFilter(deep._filter, related, context, context.now)),
-    search: parseSearch(deep._search, related, context.schema),
-    sort: parseSort(deep._sort, related, context.schema),
+    filter: both(state.schema.scope(related), parseFilter(deep._filter, related, state, state.now)),
+    search: parseSearch(deep._search, related, state.schema),
+    sort: parseSort(deep._sort, related, state.schema),
     ...parsePagination({ limit: deep._limit, offset: deep._offset, page: deep._page }, related.limits),
   }
 }
 
-function toNode(entry: Entry, depth: number, deep: unknown, context: Context): FieldNode {
+function toNode(entry: Entry, depth: number, deep: unknown, state: FieldsState): FieldNode {
   const { member, output, paths } = entry
   if (member.kind === 'datePart' || member.kind === 'count') return { kind: 'function', output, operand: member }
   if (member.kind === 'field' && (paths === null || member.references === undefined)) return { kind: 'field', output, field: member }
-  if (++context.relations > context.maxRelations) {
-    throw new InvalidQueryError(`"fields" expands more than ${context.maxRelations} relations`)
+  if (++state.relations > state.maxRelations) {
+    throw new InvalidQueryError(`"fields" expands more than ${state.maxRelations} relations`)
   }
-  const relatedName = member.kind === 'o2m' ? member.related : member.references!
-  const related = context.schema.collections.get(relatedName)!
+  const related = relatedOf(member)!
   const nested = deepOf(deep, output)
-  const children = paths === null ? null : resolveLevel(related, paths, depth + 1, backMember(member, related), nested, context)
+  const children = paths === null ? null : resolveLevel(related, paths, depth + 1, backMember(member, related), nested, state)
   if (member.kind === 'field')
-    return { kind: 'm2o', output, field: member, related, children: children!, scope: context.schema.scope(related) }
-  return { kind: 'o2m', output, relation: member, related, children, selection: parseDeepSelection(nested, related, context) }
+    return { kind: 'm2o', output, field: member, related, children: children!, scope: state.schema.scope(related) }
+  return { kind: 'o2m', output, relation: member, related, children, selection: parseDeepSelection(nested, related, state) }
 }
 
 function resolveLevel(
@@ -115,7 +109,7 @@ function resolveLevel(
   depth: number,
   back: Member | undefined,
   deep: unknown,
-  context: Context,
+  state: FieldsState,
   aliases: Readonly<Record<string, string>> = {},
 ): FieldNode[] {
   const entries = new Map<string, Entry>()
@@ -126,18 +120,18 @@ function resolveLevel(
   }
   for (const [head, ...rest] of paths) {
     if (head === '*') {
-      for (const member of context.schema.members(collection)) {
+      for (const member of state.schema.members(collection)) {
         // A wildcard expands relations; with backlink=false not the one leading back to the parent.
-        const expand = rest.length > 0 && isRelation(member) && !(member === back && !context.backlink)
+        const expand = rest.length > 0 && isRelation(member) && !(member === back && !state.backlink)
         add(member.name, member, expand ? rest : null)
       }
       continue
     }
     if (isFunctionCall(head) && rest.length === 0) {
-      add(functionOutput(head), parseFunction(head, collection, context.schema), null)
+      add(functionOutput(head), parseFunction(head, collection, state.schema), null)
       continue
     }
-    const member = context.schema.member(collection, aliases[head] ?? head)
+    const member = state.schema.member(collection, aliases[head] ?? head)
     if (!member) throw new InvalidQueryError(`Field "${head}" does not exist in collection "${collection.name}"`)
     if (rest.length > 0 && !isRelation(member)) {
       throw new InvalidQueryError(
@@ -146,7 +140,7 @@ function resolveLevel(
     }
     add(head, member, rest.length > 0 ? rest : null)
   }
-  return [...entries.values()].map((entry) => toNode(entry, depth, deep, context))
+  return [...entries.values()].map((entry) => toNode(entry, depth, deep, state))
 }
 
 /** `alias[newName]=field`: extra names for members of the queried collection. */
@@ -182,9 +176,9 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
       throw new InvalidQueryError(`"fields" path "${path.join('.')}" crosses more than ${options.maxRelationalDepth} relations`)
     }
   }
-  const context: Context = { ...options, backlink: input.backlink, now, relations: 0 }
+  const state: FieldsState = { ...options, backlink: input.backlink, now, relations: 0 }
   const aliases = parseAliases(input.alias, collection, options.schema)
   const deep = parseObjectParam(input.deep, 'deep') ?? {}
   checkDeep(deep, collection, options.schema, '', false, aliases)
-  return resolveLevel(collection, paths, 0, undefined, deep, context, aliases)
+  return resolveLevel(collection, paths, 0, undefined, deep, state, aliases)
 }

@@ -2,13 +2,13 @@
 import { InvalidQueryError } from '../errors'
 import type { Collection, Field, O2MRelation } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
-import { both, NO_ROWS, type SchemaView } from '../schema/schema-view'
+import type { SchemaView } from './schema-view'
+import { both, NO_ROWS } from './filter-node'
 import { resolveNow } from '../schema/temporal'
-import type { FieldType } from '../types'
-import { isFilterOperator, OPERATORS, type FilterOperator } from './operators'
+import { isFilterOperator, OPERATORS, takes, type FilterOperator, type FlagOperator, type OperatorSpec } from './operators'
 import { isFunctionCall, parseFunction } from './parse-function'
 import { parseObjectParam } from './parse-object-param'
-import type { FilterNode, Scalar } from './query'
+import type { FilterNode, FunctionComparisonNode, Scalar } from './filter-node'
 import { ABSENT, isVariable, type Variables } from './variables'
 import { isPlainObject } from '../is-plain-object'
 
@@ -23,40 +23,33 @@ export interface FilterLimits {
   readonly variables?: Variables
 }
 
-interface Context extends FilterLimits {
+/** Where the parser stands: the limits, the collection whose fields the current level names, the clock. */
+interface FilterState extends FilterLimits {
   readonly collection: Collection
   /** One clock reading per request, so every `$NOW` in a filter means the same instant. */
   readonly now: Date
 }
 
 /** A flag operator given `false` means its opposite (`_null=false` is `_nnull`). */
-const OPPOSITE: Partial<Record<FilterOperator, FilterOperator>> = {
+const OPPOSITE: Readonly<Record<FlagOperator, FlagOperator>> = {
   _null: '_nnull',
   _nnull: '_null',
   _empty: '_nempty',
   _nempty: '_empty',
 }
 
-/** `$NOW` is an instant; each temporal type keeps the part of it that it stores (UTC wall clock). */
-const NOW_FORM: Partial<Record<FieldType, (iso: string) => string>> = {
-  date: (iso) => iso.slice(0, 10),
-  dateTime: (iso) => iso.slice(0, 19),
-  timestamp: (iso) => iso,
-  time: (iso) => iso.slice(11, 19),
-}
-
 function describeValue(raw: unknown): string {
   return typeof raw === 'string' ? `"${raw}"` : (JSON.stringify(raw) ?? String(raw))
 }
 
-function coerce(field: Field, operator: FilterOperator, raw: unknown, context: Context): Scalar {
+function coerce(field: Field, operator: FilterOperator, raw: unknown, state: FilterState): Scalar {
   if (raw === null || raw === 'null') return null
   if (typeof raw === 'object') throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
-  const spec = FIELD_TYPES[field.type]
-  if (typeof raw === 'string' && spec.family === 'temporal' && raw.trim().toUpperCase().startsWith('$NOW')) {
-    const now = resolveNow(raw, context.now)
+  const spec = field.spec
+  if (typeof raw === 'string' && spec.fromNow && raw.trim().toUpperCase().startsWith('$NOW')) {
+    const now = resolveNow(raw, state.now)
     if (now === null) throw new InvalidQueryError(`${describeValue(raw)} is not a valid $NOW expression`)
-    return NOW_FORM[field.type]?.(now) ?? now
+    return spec.fromNow(now)
   }
   const value = typeof raw === 'string' ? spec.fromText(raw) : spec.fromJson(raw)
   if (value === undefined) {
@@ -79,109 +72,115 @@ function toList(field: Field, operator: FilterOperator, raw: unknown): unknown[]
 }
 
 /** A caller variable's value, ABSENT when the caller does not have it; any other value as it is. */
-function resolveVariable(value: unknown, context: Context): unknown {
+function resolveVariable(value: unknown, state: FilterState): unknown {
   if (!isVariable(value)) return value
-  if (!context.variables) throw new InvalidQueryError(`Unknown variable "${value}"`)
-  return context.variables(value)
+  if (!state.variables) throw new InvalidQueryError(`Unknown variable "${value}"`)
+  return state.variables(value)
 }
 
-function comparison(field: Field, operator: FilterOperator, given: unknown, context: Context): FilterNode {
-  const spec = OPERATORS[operator]
-  if (!spec.on.includes(FIELD_TYPES[field.type].family)) {
+function comparison(field: Field, operator: FilterOperator, given: unknown, state: FilterState): FilterNode {
+  const spec: OperatorSpec = OPERATORS[operator]
+  if (!spec.on.includes(field.spec.family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
   }
   // Variables are resolved per list item, once a comma-separated list is split. A comparison with an absent
   // one matches no row, as a comparison with SQL NULL would.
-  const listed = spec.takes === 'list' || spec.takes === 'pair'
-  const raw = listed ? toList(field, operator, given).map((item) => resolveVariable(item, context)) : resolveVariable(given, context)
-  if (raw === ABSENT || (listed && (raw as unknown[]).includes(ABSENT))) return NO_ROWS
-  switch (spec.takes) {
-    case 'flag': {
-      const flag = parseFlag(field, operator, raw)
-      return { kind: 'comparison', field, operator: flag ? operator : (OPPOSITE[operator] ?? operator), value: true }
-    }
-    case 'value': {
-      const value = coerce(field, operator, raw, context)
-      if (value === null && operator !== '_eq' && operator !== '_neq') {
-        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a value; use "_null" to match null`)
-      }
-      if (value === '' && operator === '_eq') {
-        throw new InvalidQueryError(`The "_eq" filter on "${field.name}" needs a value; use "_empty" to match empty strings`)
-      }
-      return { kind: 'comparison', field, operator, value }
-    }
-    case 'list':
-    case 'pair': {
-      const list = raw as unknown[]
-      if (spec.takes === 'pair' && list.length !== 2) {
-        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs exactly two values`)
-      }
-      if (list.length > context.maxInListLength) {
-        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" has more than ${context.maxInListLength} values`)
-      }
-      const values = list.map((item) => coerce(field, operator, item, context))
-      if (values.includes(null)) {
-        throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" cannot contain null; use "_null"`)
-      }
-      return { kind: 'comparison', field, operator, value: values }
-    }
+  if (takes(operator, 'flag')) {
+    const raw = resolveVariable(given, state)
+    if (raw === ABSENT) return NO_ROWS
+    return { kind: 'comparison', field, operator: parseFlag(field, operator, raw) ? operator : OPPOSITE[operator], value: true }
   }
+  if (takes(operator, 'value')) {
+    const raw = resolveVariable(given, state)
+    if (raw === ABSENT) return NO_ROWS
+    const value = coerce(field, operator, raw, state)
+    if (value === null && operator !== '_eq' && operator !== '_neq') {
+      throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a value; use "_null" to match null`)
+    }
+    if (value === '' && operator === '_eq') {
+      throw new InvalidQueryError(`The "_eq" filter on "${field.name}" needs a value; use "_empty" to match empty strings`)
+    }
+    return { kind: 'comparison', field, operator, value }
+  }
+  const list = toList(field, operator, given).map((item) => resolveVariable(item, state))
+  if (list.includes(ABSENT)) return NO_ROWS
+  if (takes(operator, 'pair') && list.length !== 2) {
+    throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs exactly two values`)
+  }
+  if (list.length > state.maxInListLength) {
+    throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" has more than ${state.maxInListLength} values`)
+  }
+  const values = list.map((item) => coerce(field, operator, item, state))
+  if (values.includes(null)) {
+    throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" cannot contain null; use "_null"`)
+  }
+  if (takes(operator, 'pair')) return { kind: 'comparison', field, operator, value: [values[0]!, values[1]!] }
+  if (takes(operator, 'list')) return { kind: 'comparison', field, operator, value: values }
+  throw new Error(`Operator "${operator}" takes no known arity`)
 }
 
 /**
  * Conditions on a function's value, an integer: checked and coerced as an integer field named after the call
  * would be, then bound to the computed operand.
  */
-function parseFunctionConditions(call: string, raw: unknown, context: Context): FilterNode[] {
-  const operand = parseFunction(call, context.collection, context.schema)
-  const asInteger: Field = { ...context.collection.primaryKey, name: call, type: 'integer', primaryKey: false, nullable: true }
-  return parseFieldConditions(asInteger, raw, context, 0).map((node) => {
+function parseFunctionConditions(call: string, raw: unknown, state: FilterState): FilterNode[] {
+  const operand = parseFunction(call, state.collection, state.schema)
+  const asInteger: Field = {
+    ...state.collection.primaryKey,
+    name: call,
+    type: 'integer',
+    spec: FIELD_TYPES.integer,
+    primaryKey: false,
+    nullable: true,
+  }
+  return parseFieldConditions(asInteger, raw, state, 0).map((node): FunctionComparisonNode => {
     if (node.kind !== 'comparison') throw new InvalidQueryError(`Only operators can follow "${call}"`)
-    return { kind: 'function', operand, operator: node.operator, value: node.value }
+    // The same operator and value, now about the operand: each pair was checked together above.
+    return { kind: 'function', operand, operator: node.operator, value: node.value } as FunctionComparisonNode
   })
 }
 
-function relatedContext(context: Context, name: string): Context {
-  return { ...context, collection: context.schema.collections.get(name)! }
+function relatedState(state: FilterState, collection: Collection): FilterState {
+  return { ...state, collection }
 }
 
 /**
  * Conditions on one field. On a many-to-one, operators compare the key itself and any other key (a field of the
  * related collection, `_and`, `_or`) is a condition on the related item.
  */
-function parseFieldConditions(field: Field, raw: unknown, context: Context, depth: number): FilterNode[] {
-  if (!isPlainObject(raw)) return [comparison(field, '_eq', raw, context)]
+function parseFieldConditions(field: Field, raw: unknown, state: FilterState, depth: number): FilterNode[] {
+  if (!isPlainObject(raw)) return [comparison(field, '_eq', raw, state)]
   const entries = Object.entries(raw)
   if (entries.length === 0) throw new InvalidQueryError(`The filter on "${field.name}" names no operator`)
   const nodes: FilterNode[] = []
   const through: Record<string, unknown> = {}
   for (const [key, value] of entries) {
-    if (isFilterOperator(key)) nodes.push(comparison(field, key, value, context))
+    if (isFilterOperator(key)) nodes.push(comparison(field, key, value, state))
     else if (field.references !== undefined && (!key.startsWith('_') || key === '_and' || key === '_or')) through[key] = value
     else throw new InvalidQueryError(`Unknown filter operator "${key}" on field "${field.name}"`)
   }
   if (Object.keys(through).length > 0) {
-    const related = relatedContext(context, field.references!)
-    const filter = both(context.schema.scope(related.collection), parseGroup(through, related, depth + 1))!
+    const related = relatedState(state, field.references!)
+    const filter = both(state.schema.scope(related.collection), parseGroup(through, related, depth + 1))!
     nodes.push({ kind: 'm2o', field, related: related.collection, filter })
   }
   return nodes
 }
 
 /** Conditions through a one-to-many: `_some` / `_none` explicitly, any other key means "some related item". */
-function parseRelationConditions(relation: O2MRelation, raw: unknown, context: Context, depth: number): FilterNode[] {
+function parseRelationConditions(relation: O2MRelation, raw: unknown, state: FilterState, depth: number): FilterNode[] {
   if (!isPlainObject(raw) || Object.keys(raw).length === 0) {
     throw new InvalidQueryError(`The filter on "${relation.name}" must be an object of conditions on its related items`)
   }
-  const related = relatedContext(context, relation.related)
+  const related = relatedState(state, relation.related)
   const common = {
     kind: 'o2m' as const,
-    parentKey: context.collection.primaryKey,
+    parentKey: state.collection.primaryKey,
     related: related.collection,
-    foreignKey: related.collection.members.get(relation.foreignKey) as Field,
+    foreignKey: relation.foreignKey,
   }
   // Related rows the caller cannot read never make a parent match, nor keep one from matching `_none`.
-  const scope = context.schema.scope(related.collection)
+  const scope = state.schema.scope(related.collection)
   const nodes: FilterNode[] = []
   const implicit: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(raw)) {
@@ -207,29 +206,29 @@ function toGroupItems(key: string, raw: unknown): unknown[] {
   throw new InvalidQueryError(`"${key}" must be an array of filter objects`)
 }
 
-function parseGroup(raw: Record<string, unknown>, context: Context, depth: number): FilterNode {
-  if (depth > context.maxDepth) {
-    throw new InvalidQueryError(`The filter is nested deeper than ${context.maxDepth} levels`)
+function parseGroup(raw: Record<string, unknown>, state: FilterState, depth: number): FilterNode {
+  if (depth > state.maxDepth) {
+    throw new InvalidQueryError(`The filter is nested deeper than ${state.maxDepth} levels`)
   }
   const children: FilterNode[] = []
   for (const [key, value] of Object.entries(raw)) {
     if (key === '_and' || key === '_or') {
       const items = toGroupItems(key, value).map((item) => {
         if (!isPlainObject(item)) throw new InvalidQueryError(`Every entry of "${key}" must be a filter object`)
-        return parseGroup(item, context, depth + 1)
+        return parseGroup(item, state, depth + 1)
       })
       children.push({ kind: key === '_and' ? 'and' : 'or', children: items })
     } else if (isFilterOperator(key)) {
       throw new InvalidQueryError(`The "${key}" operator must follow a field name`)
     } else if (isFunctionCall(key)) {
-      children.push(...parseFunctionConditions(key, value, context))
+      children.push(...parseFunctionConditions(key, value, state))
     } else {
-      const member = context.schema.member(context.collection, key)
-      if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${context.collection.name}"`)
+      const member = state.schema.member(state.collection, key)
+      if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${state.collection.name}"`)
       children.push(
         ...(member.kind === 'o2m'
-          ? parseRelationConditions(member, value, context, depth)
-          : parseFieldConditions(member, value, context, depth)),
+          ? parseRelationConditions(member, value, state, depth)
+          : parseFieldConditions(member, value, state, depth)),
       )
     }
   }

@@ -1,23 +1,19 @@
 // Parses field functions such as `year(published_at)` and `count(comments)` into FunctionOperands.
 import { InvalidQueryError } from '../errors'
-import type { Collection, Field } from '../schema/collection'
-import type { SchemaView } from '../schema/schema-view'
-import type { FieldType } from '../types'
+import type { Collection } from '../schema/collection'
+import type { SchemaView } from './schema-view'
 import type { DatePart, FunctionOperand } from './query'
 
-const DATE_TYPES: readonly FieldType[] = ['date', 'dateTime', 'timestamp']
-const TIME_TYPES: readonly FieldType[] = ['dateTime', 'timestamp', 'time']
-
-/** The field types each date part can be taken from. */
-const DATE_PARTS: Readonly<Record<DatePart, readonly FieldType[]>> = Object.freeze({
-  year: DATE_TYPES,
-  month: DATE_TYPES,
-  week: DATE_TYPES,
-  day: DATE_TYPES,
-  weekday: DATE_TYPES,
-  hour: TIME_TYPES,
-  minute: TIME_TYPES,
-  second: TIME_TYPES,
+/** Which half of a temporal value each part is taken from (see FieldTypeSpec.parts). */
+const DATE_PARTS: Readonly<Record<DatePart, 'date' | 'time'>> = Object.freeze({
+  year: 'date',
+  month: 'date',
+  week: 'date',
+  day: 'date',
+  weekday: 'date',
+  hour: 'time',
+  minute: 'time',
+  second: 'time',
 })
 
 const CALL = /^(\w+)\(([^()]*)\)$/
@@ -43,17 +39,16 @@ export function parseFunction(text: string, collection: Collection, schema: Sche
   if (!member) throw new InvalidQueryError(`"${text}": field "${argument}" does not exist in collection "${collection.name}"`)
   if (name === 'count') {
     if (member.kind !== 'o2m') throw new InvalidQueryError(`"${text}": count() takes a one-to-many field`)
-    const related = schema.collections.get(member.related)!
     return {
       kind: 'count',
-      related,
-      foreignKey: related.members.get(member.foreignKey) as Field,
+      related: member.related,
+      foreignKey: member.foreignKey,
       parentKey: collection.primaryKey,
-      scope: schema.scope(related),
+      scope: schema.scope(member.related),
     }
   }
   const part = name as DatePart
-  if (member.kind !== 'field' || !DATE_PARTS[part].includes(member.type)) {
+  if (member.kind !== 'field' || !member.spec.parts[DATE_PARTS[part]]) {
     throw new InvalidQueryError(`"${text}": ${part}() does not apply to a field of type ${member.kind === 'o2m' ? 'o2m' : member.type}`)
   }
   return { kind: 'datePart', part, field: member }

@@ -1,7 +1,7 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
-import { both } from '../schema/schema-view'
+import { both } from './filter-node'
 import { parseAggregateQuery } from './parse-aggregate'
 import { parseFields, type FieldsOptions } from './parse-fields'
 import { parseFilter } from './parse-filter'

@@ -2,7 +2,7 @@
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
 import { hasNul } from '../schema/field-types'
-import { searchableFields, type SchemaView } from '../schema/schema-view'
+import { searchableFields, type SchemaView } from './schema-view'
 import { parseSingle } from './parse-list'
 import type { Search } from './query'
 

@@ -1,7 +1,7 @@
 // Parses ?sort (`-rating,author.name` or `sort[]=...`) and appends the primary key as the final tiebreaker.
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
-import type { SchemaView } from '../schema/schema-view'
+import type { SchemaView } from './schema-view'
 import { parseList } from './parse-list'
 import { isFunctionCall, parseFunction } from './parse-function'
 import type { FunctionOperand, SortNode } from './query'
@@ -28,7 +28,7 @@ function resolvePath(entry: string, collection: Collection, schema: SchemaView):
     if (member.kind !== 'field' || member.references === undefined) {
       throw new InvalidQueryError(`Cannot sort by "${entry}": "${name}" is not a many-to-one relation`)
     }
-    current = schema.collections.get(member.references)!
+    current = member.references
     path.push({ field: member, related: current, scope: schema.scope(current) })
   }
   throw new InvalidQueryError(`Cannot sort by "${entry}"`)

@@ -1,9 +1,6 @@
 // The typed Query every handler works from: produced by the parser, consumed by the repository.
 import type { Collection, Field, O2MRelation } from '../schema/collection'
-import type { FilterOperator } from './operators'
-
-/** A canonical scalar value (see schema/field-types.ts); `null` only where an operator allows it. */
-export type Scalar = string | number | boolean | null
+import type { FilterNode } from './filter-node'
 
 export type DatePart = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 
@@ -55,38 +52,6 @@ export type FieldNode =
       readonly related: Collection
       readonly children: readonly FieldNode[] | null
       readonly selection: Selection
-    }
-
-export type FilterNode =
-  | { readonly kind: 'and'; readonly children: readonly FilterNode[] }
-  | { readonly kind: 'or'; readonly children: readonly FilterNode[] }
-  | {
-      readonly kind: 'comparison'
-      readonly field: Field
-      readonly operator: FilterOperator
-      /** `value`: a Scalar; `list`/`pair`: an array; `flag`: true (the parser folds `false` into the opposite operator). */
-      readonly value: Scalar | readonly Scalar[]
-    }
-  /** A computed value compared as an integer (`filter[year(published_at)][_eq]=2024`). */
-  | {
-      readonly kind: 'function'
-      readonly operand: FunctionOperand
-      readonly operator: FilterOperator
-      readonly value: Scalar | readonly Scalar[]
-    }
-  /** The many-to-one `field` names an item of `related` that matches `filter`. */
-  | { readonly kind: 'm2o'; readonly field: Field; readonly related: Collection; readonly filter: FilterNode }
-  /**
-   * Some (or no) item of `related` whose `foreignKey` holds this item's `parentKey` matches `filter` (any item
-   * when `filter` is null). `none` also matches parents without related items.
-   */
-  | {
-      readonly kind: 'o2m'
-      readonly quantifier: 'some' | 'none'
-      readonly parentKey: Field
-      readonly related: Collection
-      readonly foreignKey: Field
-      readonly filter: FilterNode | null
     }
 
 export interface SortNode {

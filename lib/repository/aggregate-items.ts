@@ -2,7 +2,6 @@
 import type { Knex } from 'knex'
 import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
-import { FIELD_TYPES, formatDecimal, plainNumberText } from '../schema/field-types'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialect'
@@ -13,8 +12,8 @@ import { fromStorage } from './storage'
  * DECIMAL with four more digits than its input, PostgreSQL a NUMERIC); text is grouped and counted exactly.
  */
 function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect): string {
-  const exactSum = dialect.exactSum !== null && (node.field.type === 'decimal' || node.field.type === 'bigInteger')
-  const text = FIELD_TYPES[node.field.type].family === 'string'
+  const exactSum = dialect.exactSum !== null && node.field.spec.exact
+  const text = node.field.spec.text
   switch (node.fn) {
     case 'count':
       return 'count(??)'
@@ -40,7 +39,7 @@ const aggregateAlias = (index: number): string => `__items_aggregate_${index}`
 
 function groupExpression(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
   if (group.operand) return compileDatePart(group.operand, table, dialect)
-  const text = FIELD_TYPES[group.field.type].family === 'string'
+  const text = group.field.spec.text
   return { sql: text ? dialect.exactTextValue('??') : '??', bindings: [`${table}.${group.field.column}`] }
 }
 
@@ -61,14 +60,6 @@ function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): 
 }
 
 /**
- * SQLite sums decimals as doubles (100010.54000000001). Inputs never have more digits than the scale, so their
- * exact sum does not either, and rounding to the scale recovers it; without a scale, 15 significant digits.
- */
-function floatSumText(sum: number, scale: number | undefined): string {
-  return scale === undefined ? plainNumberText(Number(sum.toPrecision(15))) : sum.toFixed(scale)
-}
-
-/**
  * Counts and averages are numbers; sums keep exact types as text (bigInteger, decimal) and numbers otherwise;
  * min and max answer in the field's own JSON form.
  */
@@ -79,8 +70,8 @@ function decode(node: AggregateNode, raw: unknown): unknown {
     return Number(raw)
   }
   if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw)
-  if (field.type === 'decimal') return formatDecimal(typeof raw === 'number' ? floatSumText(raw, field.scale) : String(raw), field.scale)
-  if (field.type === 'bigInteger') return FIELD_TYPES.bigInteger.fromDatabase(raw, field)
+  // Exact sums arrive as decimal text on every database (SQLite's through items_exact_sum).
+  if (field.spec.exact) return fromStorage(field, raw)
   return Number(raw)
 }
 
@@ -117,11 +108,7 @@ export async function aggregateItems(
     // Groups order by their expression (PostgreSQL allows COLLATE there, not on an output alias); aggregates by alias.
     const term =
       target.kind === 'group'
-        ? dialect.orderBy(
-            groupExpression(target.group, table, dialect),
-            direction,
-            !target.group.operand && FIELD_TYPES[target.group.field.type].family === 'string',
-          )
+        ? dialect.orderBy(groupExpression(target.group, table, dialect), direction, !target.group.operand && target.group.field.spec.text)
         : dialect.orderBy({ sql: '??', bindings: [aggregateAlias(aggregate.aggregates.indexOf(target.aggregate))] }, direction, false)
     qb.orderByRaw(term.sql, term.bindings)
   }

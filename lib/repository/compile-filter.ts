@@ -1,123 +1,34 @@
 // Compiles FilterNode trees, function operands and search terms into knex SQL; every value is a bound parameter.
 import type { Knex } from 'knex'
-import { OPERATORS, type FilterOperator } from '../query/operators'
-import type { DatePartOperand, FilterNode, FunctionOperand, Scalar, Search } from '../query/query'
+import { OPERATORS } from '../query/operators'
+import type { DatePartOperand, FunctionOperand, Search } from '../query/query'
+import type { FilterNode } from '../query/filter-node'
+import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
 import type { Dialect, SqlFragment } from './dialect'
 import { toStorage } from './storage'
 
 type Where = Knex.QueryBuilder
 
 const MATCH_NOTHING = '1 = 0'
-const EXACT_TEXT_OPERATORS: ReadonlySet<FilterOperator> = new Set<FilterOperator>(['_eq', '_neq', '_in', '_nin', '_empty', '_nempty'])
 
-function compileComparison(qb: Where, node: Extract<FilterNode, { kind: 'comparison' }>, dialect: Dialect): void {
-  const { field, operator } = node
-  const column = field.column
-  const one = (): Knex.Value => toStorage(field, node.value, dialect)
-  const many = (): Knex.Value[] => (node.value as readonly Scalar[]).map((value) => toStorage(field, value, dialect))
-  const pattern = OPERATORS[operator].pattern
-  if (pattern) {
-    const { sql, bindings } = dialect.pattern(column, String(node.value), pattern)
-    qb.whereRaw(sql, bindings)
-    return
-  }
-  const exact = FIELD_TYPES[field.type].family === 'string' ? dialect.exactText : null
-  if (exact !== null && node.value !== null && EXACT_TEXT_OPERATORS.has(operator)) {
-    compileExactText(qb, node, exact, one, many)
-    return
-  }
-  switch (operator) {
-    case '_eq':
-      if (node.value === null) qb.whereNull(column)
-      else qb.where(column, '=', one())
-      return
-    case '_neq':
-      if (node.value === null) qb.whereNotNull(column)
-      else qb.where(column, '<>', one())
-      return
-    case '_lt':
-      qb.where(column, '<', one())
-      return
-    case '_lte':
-      qb.where(column, '<=', one())
-      return
-    case '_gt':
-      qb.where(column, '>', one())
-      return
-    case '_gte':
-      qb.where(column, '>=', one())
-      return
-    case '_in':
-      qb.whereIn(column, many())
-      return
-    case '_nin':
-      qb.whereNotIn(column, many())
-      return
-    case '_null':
-      qb.whereNull(column)
-      return
-    case '_nnull':
-      qb.whereNotNull(column)
-      return
-    case '_empty':
-      qb.where((inner) => inner.whereNull(column).orWhere(column, '=', ''))
-      return
-    case '_nempty':
-      qb.whereNotNull(column).where(column, '<>', '')
-      return
-    case '_between':
-      qb.whereBetween(column, many() as [Knex.Value, Knex.Value])
-      return
-    case '_nbetween':
-      qb.whereNotBetween(column, many() as [Knex.Value, Knex.Value])
-      return
-    default:
-      // Pattern operators returned above; a new operator must be handled here.
-      throw new Error(`Unhandled filter operator ${operator}`)
+function columnTarget(field: Field, dialect: Dialect): ComparisonTarget {
+  return {
+    lhs: { sql: '??', bindings: [field.column] },
+    column: field.column,
+    exact: field.spec.text ? dialect.exactText : null,
+    dialect,
+    store: (value) => toStorage(field, value, dialect),
   }
 }
 
-/**
- * Text equality where the collation would ignore case, accents or trailing spaces. The plain comparison stays beside the exact
- * one so that an index on the column can still narrow the rows first.
- */
-function compileExactText(
-  qb: Where,
-  node: Extract<FilterNode, { kind: 'comparison' }>,
-  exact: string,
-  one: () => Knex.Value,
-  many: () => Knex.Value[],
-): void {
-  const column = node.field.column
-  switch (node.operator) {
-    case '_eq':
-      qb.where(column, '=', one()).whereRaw(`?? = ${exact}`, [column, one()])
-      return
-    case '_neq':
-      qb.whereRaw(`?? <> ${exact}`, [column, one()])
-      return
-    case '_in': {
-      const values = many()
-      if (values.length === 0) qb.whereRaw(MATCH_NOTHING)
-      else qb.whereIn(column, values).whereRaw(`?? IN (${values.map(() => exact).join(', ')})`, [column, ...values])
-      return
-    }
-    case '_nin': {
-      const values = many()
-      if (values.length > 0) qb.whereRaw(`?? NOT IN (${values.map(() => exact).join(', ')})`, [column, ...values])
-      return
-    }
-    case '_empty':
-      qb.where((inner) => inner.whereNull(column).orWhereRaw(`?? = ${exact}`, [column, '']))
-      return
-    case '_nempty':
-      qb.whereRaw(`?? <> ${exact}`, [column, ''])
-      return
-    default:
-      throw new Error(`Unhandled exact text operator ${node.operator}`)
-  }
+function operandTarget(operand: SqlFragment, dialect: Dialect): ComparisonTarget {
+  // Function values are integers, bound as they are.
+  return { lhs: operand, column: null, exact: null, dialect, store: (value) => value as Knex.Value }
+}
+
+function where(qb: Where, { sql, bindings }: SqlFragment): void {
+  qb.whereRaw(sql, bindings as Knex.RawBinding[])
 }
 
 export function compileDatePart(operand: DatePartOperand, table: string, dialect: Dialect): SqlFragment {
@@ -143,55 +54,17 @@ export function compileOperand(operand: FunctionOperand, table: string, dialect:
   return { sql: '?', bindings: [counted] }
 }
 
-/** A function's value compared as an integer. */
-function compileFunction(qb: Where, node: Extract<FilterNode, { kind: 'function' }>, table: string, dialect: Dialect): void {
-  const { sql, bindings } = compileOperand(node.operand, table, dialect, subqueryOf(qb))
-  const values = Array.isArray(node.value) ? (node.value as number[]) : [node.value as number]
-  const list = values.map(() => '?').join(', ')
-  const raw = (template: string, extra: readonly unknown[] = values): void => {
-    qb.whereRaw(template, [...bindings, ...extra] as Knex.RawBinding[])
-  }
-  switch (node.operator) {
-    case '_eq':
-      return node.value === null ? raw(`${sql} is null`, []) : raw(`${sql} = ?`)
-    case '_neq':
-      return node.value === null ? raw(`${sql} is not null`, []) : raw(`${sql} <> ?`)
-    case '_lt':
-      return raw(`${sql} < ?`)
-    case '_lte':
-      return raw(`${sql} <= ?`)
-    case '_gt':
-      return raw(`${sql} > ?`)
-    case '_gte':
-      return raw(`${sql} >= ?`)
-    case '_in':
-      if (values.length === 0) qb.whereRaw(MATCH_NOTHING)
-      else raw(`${sql} in (${list})`)
-      return
-    case '_nin':
-      return values.length === 0 ? undefined : raw(`${sql} not in (${list})`)
-    case '_between':
-      return raw(`${sql} between ? and ?`)
-    case '_nbetween':
-      return raw(`${sql} not between ? and ?`)
-    case '_null':
-      return raw(`${sql} is null`, [])
-    case '_nnull':
-      return raw(`${sql} is not null`, [])
-    default:
-      throw new Error(`Unhandled function operator ${node.operator}`)
-  }
-}
-
 /** Adds `node` to `qb` as one AND-ed condition; `table` is the table `qb` reads (for correlated subqueries). */
 export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string): void {
   switch (node.kind) {
     case 'comparison':
-      compileComparison(qb, node, dialect)
+      where(qb, compileComparison(node, columnTarget(node.field, dialect)))
       return
-    case 'function':
-      compileFunction(qb, node, table, dialect)
+    case 'function': {
+      const operand = compileOperand(node.operand, table, dialect, subqueryOf(qb))
+      where(qb, compileComparison(node, operandTarget(operand, dialect)))
       return
+    }
     case 'and':
       qb.where((inner) => {
         for (const child of node.children) compileFilter(inner, child, dialect, table)
@@ -233,11 +106,11 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, tab
   }
 }
 
-const SEARCH_PATTERN = OPERATORS._icontains.pattern!
+const SEARCH_PATTERN = OPERATORS._icontains.pattern
 
 /** The fields `search` looks in, and how: text by case-insensitive substring, numbers and uuids by equality. */
 function searchCondition(field: Field, term: string): ((qb: Where, dialect: Dialect) => void) | null {
-  const spec = FIELD_TYPES[field.type]
+  const spec = field.spec
   switch (spec.family) {
     case 'string':
       return (qb, dialect) => {

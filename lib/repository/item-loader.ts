@@ -1,10 +1,10 @@
 // Reads items and their relations: one statement for the rows, then one per relation node of the field tree
 // (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
-import type { AggregateQuery, FieldNode, FilterNode, Selection, SortNode } from '../query/query'
+import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
+import type { FilterNode } from '../query/filter-node'
 import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialect'
@@ -92,7 +92,7 @@ export class ItemLoader {
       this.dialect.orderBy(
         sortExpression(this.knex, collection, node, this.dialect),
         node.direction,
-        !node.operand && FIELD_TYPES[node.field.type].family === 'string',
+        !node.operand && node.field.spec.text,
       ),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
@@ -178,7 +178,7 @@ export class ItemLoader {
     parentKeys: readonly PrimaryKey[],
   ): Promise<Map<string, unknown[]>> {
     const { related, selection } = node
-    const foreignKey = related.members.get(node.relation.foreignKey) as Field
+    const foreignKey = node.relation.foreignKey
     const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
     const rows: Row[] = []
     if (selection.limit !== 0) {

@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import { ForbiddenError, InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
-import type { FieldNode, FilterNode, Query, Search, Selection } from '../query/query'
-import type { Collection, Field, Schema } from '../schema/collection'
+import type { FieldNode, Query, Search, Selection } from '../query/query'
+import type { FilterNode } from '../query/filter-node'
+import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialect'
@@ -32,7 +33,6 @@ export class ItemsRepository {
 
   constructor(
     private readonly knex: Knex,
-    private readonly schema: Schema,
     private readonly dialect: Dialect,
   ) {
     this.loader = new ItemLoader(knex, dialect)
@@ -257,18 +257,18 @@ export class ItemsRepository {
         .map(keyId),
     )
     for (const field of collection.fields) {
-      if (field.references === undefined) continue
+      const related = field.references
+      if (related === undefined) continue
       const values = [...new Set(payloads.map((payload) => payload.get(field)).filter((value) => value != null))] as PrimaryKey[]
-      const selfReferenced = (value: PrimaryKey): boolean => field.references === collection.name && batchKeys.has(keyId(value))
+      const selfReferenced = (value: PrimaryKey): boolean => related === collection && batchKeys.has(keyId(value))
       const toCheck = values.filter((value) => !selfReferenced(value))
       if (toCheck.length === 0) continue
-      const related = this.collection(field.references)
       const found = await this.existingKeys(trx, related, toCheck, visible(related))
       const missing = toCheck.find((value) => !found.has(keyId(value)))
       if (missing !== undefined) {
         throw new ItemsError(
           'INVALID_FOREIGN_KEY',
-          `Invalid foreign key (field "${field.name}"): "${field.references}" has no item ${JSON.stringify(missing)}.`,
+          `Invalid foreign key (field "${field.name}"): "${related.name}" has no item ${JSON.stringify(missing)}.`,
           { collection: collection.name, field: field.name, value: missing },
         )
       }
@@ -279,11 +279,5 @@ export class ItemsRepository {
     const row: Record<string, unknown> = {}
     for (const [field, value] of payload) row[field.column] = toStorage(field, value, this.dialect)
     return row
-  }
-
-  private collection(name: string): Collection {
-    const collection = this.schema.collections.get(name)
-    if (!collection) throw new Error(`Collection "${name}" is not in the schema`)
-    return collection
   }
 }

@@ -1,11 +1,13 @@
-// Checks the `collections` option once and builds the normalized Schema; definite mistakes throw ConfigError.
+// Checks the `collections` option once and builds the normalized Schema in two passes: every collection and
+// field first, then relations resolved to objects. Definite mistakes throw ConfigError.
 import { ConfigError } from '../errors'
-import type { CollectionDefinition, FieldDefinition, FieldType, LimitOptions, ScalarFieldDefinition } from '../types'
+import { isPlainObject } from '../is-plain-object'
+import type { CollectionDefinition, FieldDefinition, LimitOptions, O2MFieldDefinition, ScalarFieldDefinition } from '../types'
 import type { Collection, Field, Limits, Member, O2MRelation, Schema } from './collection'
 import { FIELD_TYPES } from './field-types'
-import { isPlainObject } from '../is-plain-object'
 
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
+type Draft<T> = { -readonly [K in keyof T]: T[K] }
 
 const COLLECTION_KEYS: KnownKeys<CollectionDefinition> = {
   table: true,
@@ -31,8 +33,10 @@ const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   hidden: true,
   references: true,
 }
-const O2M_KEYS = { type: true, collection: true, foreignKey: true } as const
-function checkKeys(given: object, known: object, where: string): void {
+const O2M_KEYS: KnownKeys<O2MFieldDefinition> = { type: true, collection: true, foreignKey: true }
+
+/** Throws for any key of `given` that `known` does not list: a misspelt option must not be ignored. */
+export function checkKnownOptions(given: object, known: object, where: string): void {
   for (const key of Object.keys(given)) {
     if (!Object.hasOwn(known, key)) throw new ConfigError('CONFIG_UNKNOWN_OPTION', `${where}.${key} is not a known option`)
   }
@@ -59,63 +63,79 @@ export function resolveLimits(options: LimitOptions, fallback: Limits, where: st
   return limits
 }
 
-function buildField(collection: string, name: string, definition: ScalarFieldDefinition): Field {
-  const where = `collections.${collection}.fields.${name}`
-  checkKeys(definition, SCALAR_KEYS, where)
-  const type: FieldType = definition.type
+/** What the first pass leaves for the second: relation targets still named, not resolved. */
+interface Pending {
+  readonly references: Map<Draft<Field>, string>
+  readonly o2m: Map<Draft<O2MRelation>, { readonly related: string; readonly foreignKey: string }>
+}
+
+const fieldWhere = (collection: string, name: string): string => `collections.${collection}.fields.${name}`
+
+function buildField(collection: Collection, name: string, definition: ScalarFieldDefinition, pending: Pending): Field {
+  const where = fieldWhere(collection.name, name)
+  checkKnownOptions(definition, SCALAR_KEYS, where)
+  const spec = FIELD_TYPES[definition.type]
   const primaryKey = definition.primaryKey === true
-  if (definition.autoIncrement && !(primaryKey && (type === 'integer' || type === 'bigInteger'))) {
+  if (definition.autoIncrement && !(primaryKey && spec.keyable && spec.family === 'number')) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: autoIncrement needs an integer or bigInteger primary key`)
   }
   if (definition.maxLength !== undefined) {
     checkPositiveInteger(definition.maxLength, `${where}.maxLength`)
-    if (FIELD_TYPES[type].family !== 'string')
-      throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
+    if (!spec.text) throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
   }
-  if (definition.scale !== undefined && (type !== 'decimal' || !Number.isSafeInteger(definition.scale) || definition.scale < 0)) {
+  if (
+    definition.scale !== undefined &&
+    (definition.type !== 'decimal' || !Number.isSafeInteger(definition.scale) || definition.scale < 0)
+  ) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: scale must be a non-negative integer on a decimal field`)
   }
   if (primaryKey && (definition.hidden || definition.nullable === true)) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: a primary key can be neither hidden nor nullable`)
   }
-  if (primaryKey && !['integer', 'bigInteger', 'string', 'uuid'].includes(type)) {
+  if (primaryKey && !spec.keyable) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: a primary key must be integer, bigInteger, string or uuid`)
   }
-  return Object.freeze({
+  const field: Draft<Field> = {
     kind: 'field',
     name,
     collection,
     column: name,
-    type,
+    type: definition.type,
+    spec,
     primaryKey,
     autoIncrement: definition.autoIncrement === true,
     nullable: primaryKey ? false : definition.nullable !== false,
-    default: definition.default,
+    // A default the type cannot read is kept as given: the database, not the router, writes it.
+    default: definition.default === undefined ? undefined : (spec.fromJson(definition.default) ?? definition.default),
     maxLength: definition.maxLength,
     scale: definition.scale,
     readonly: definition.readonly === true,
     hidden: definition.hidden === true,
-    references: definition.references,
-  })
+  }
+  if (definition.references !== undefined) pending.references.set(field, definition.references)
+  return field
 }
 
-function buildMember(collection: string, name: string, definition: FieldDefinition): Member {
-  const where = `collections.${collection}.fields.${name}`
+function buildMember(collection: Collection, name: string, definition: FieldDefinition, pending: Pending): Member {
+  const where = fieldWhere(collection.name, name)
   if (!isPlainObject(definition)) throw new ConfigError('CONFIG_BAD_FIELD', `${where} must be an object`)
   if (definition.type === 'o2m') {
-    checkKeys(definition, O2M_KEYS, where)
-    return Object.freeze({ kind: 'o2m', name, collection, related: definition.collection, foreignKey: definition.foreignKey })
+    checkKnownOptions(definition, O2M_KEYS, where)
+    // `related` and `foreignKey` are set by the second pass.
+    const relation = { kind: 'o2m', name, collection } as Draft<O2MRelation>
+    pending.o2m.set(relation, { related: definition.collection, foreignKey: definition.foreignKey })
+    return relation
   }
   if (!Object.hasOwn(FIELD_TYPES, definition.type)) {
     throw new ConfigError('CONFIG_UNKNOWN_FIELD_TYPE', `${where}: unknown field type "${String(definition.type)}"`)
   }
-  return buildField(collection, name, definition)
+  return buildField(collection, name, definition, pending)
 }
 
-function buildCollection(name: string, definition: CollectionDefinition, routerLimits: Limits): Collection {
+function buildCollection(name: string, definition: CollectionDefinition, routerLimits: Limits, pending: Pending): Collection {
   const where = `collections.${name}`
   if (!isPlainObject(definition)) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where} must be an object`)
-  checkKeys(definition, COLLECTION_KEYS, where)
+  checkKnownOptions(definition, COLLECTION_KEYS, where)
   if (!isPlainObject(definition.fields) || Object.keys(definition.fields).length === 0) {
     throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}.fields must be an object with at least one field`)
   }
@@ -123,55 +143,54 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
     throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}.table must be a non-empty string`)
   }
   const members = new Map<string, Member>()
-  for (const [fieldName, fieldDefinition] of Object.entries(definition.fields)) {
-    members.set(fieldName, buildMember(name, fieldName, fieldDefinition))
-  }
-  const fields = [...members.values()].filter((member): member is Field => member.kind === 'field')
-  const primaryKeys = fields.filter((field) => field.primaryKey)
-  if (primaryKeys.length !== 1) {
-    throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`)
-  }
-  return Object.freeze({
+  // Fields point at their collection, so it exists before them; `fields` and `primaryKey` are set once they do.
+  const collection = {
     name,
     table: definition.table ?? name,
     singleton: definition.singleton === true,
     versioning: definition.versioning === true,
-    primaryKey: primaryKeys[0],
     members,
-    fields,
     limits: resolveLimits(definition, routerLimits, where),
     schemaFragment: definition.schema,
-  })
-}
-
-function checkRelations(collections: ReadonlyMap<string, Collection>): void {
-  for (const collection of collections.values()) {
-    for (const member of collection.members.values()) {
-      const where = `collections.${collection.name}.fields.${member.name}`
-      if (member.kind === 'field' && member.references !== undefined) {
-        const target = collections.get(member.references)
-        if (!target) throw new ConfigError('CONFIG_BAD_REFERENCE', `${where} references unknown collection "${member.references}"`)
-        if (FIELD_TYPES[member.type].family !== FIELD_TYPES[target.primaryKey.type].family) {
-          throw new ConfigError(
-            'CONFIG_BAD_REFERENCE',
-            `${where} is ${member.type} but ${target.name}.${target.primaryKey.name} is ${target.primaryKey.type}`,
-          )
-        }
-      }
-      if (member.kind === 'o2m') checkO2M(collections, collection, member, where)
-    }
+  } as unknown as Draft<Collection>
+  for (const [fieldName, fieldDefinition] of Object.entries(definition.fields)) {
+    members.set(fieldName, buildMember(collection, fieldName, fieldDefinition, pending))
   }
+  collection.fields = [...members.values()].filter((member): member is Field => member.kind === 'field')
+  const primaryKeys = collection.fields.filter((field) => field.primaryKey)
+  if (primaryKeys.length !== 1) {
+    throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`)
+  }
+  collection.primaryKey = primaryKeys[0]!
+  return collection
 }
 
-function checkO2M(collections: ReadonlyMap<string, Collection>, collection: Collection, relation: O2MRelation, where: string): void {
-  const related = collections.get(relation.related)
-  if (!related) throw new ConfigError('CONFIG_BAD_O2M', `${where}: unknown collection "${relation.related}"`)
-  const foreignKey = related.members.get(relation.foreignKey)
-  if (!foreignKey || foreignKey.kind !== 'field' || foreignKey.references !== collection.name) {
-    throw new ConfigError(
-      'CONFIG_BAD_O2M',
-      `${where}: ${related.name}.${relation.foreignKey} must be a field with references: '${collection.name}'`,
-    )
+function resolveReferences(collections: ReadonlyMap<string, Collection>, pending: Pending): void {
+  for (const [field, name] of pending.references) {
+    const where = fieldWhere(field.collection.name, field.name)
+    const target = collections.get(name)
+    if (!target) throw new ConfigError('CONFIG_BAD_REFERENCE', `${where} references unknown collection "${name}"`)
+    if (field.spec.family !== target.primaryKey.spec.family) {
+      throw new ConfigError(
+        'CONFIG_BAD_REFERENCE',
+        `${where} is ${field.type} but ${target.name}.${target.primaryKey.name} is ${target.primaryKey.type}`,
+      )
+    }
+    field.references = target
+  }
+  for (const [relation, names] of pending.o2m) {
+    const where = fieldWhere(relation.collection.name, relation.name)
+    const related = collections.get(names.related)
+    if (!related) throw new ConfigError('CONFIG_BAD_O2M', `${where}: unknown collection "${names.related}"`)
+    const foreignKey = related.members.get(names.foreignKey)
+    if (foreignKey?.kind !== 'field' || pending.references.get(foreignKey) !== relation.collection.name) {
+      throw new ConfigError(
+        'CONFIG_BAD_O2M',
+        `${where}: ${related.name}.${names.foreignKey} must be a field with references: '${relation.collection.name}'`,
+      )
+    }
+    relation.related = related
+    relation.foreignKey = foreignKey
   }
 }
 
@@ -180,10 +199,15 @@ export function buildSchema(definitions: unknown, routerLimits: Limits): Schema 
   if (!isPlainObject(definitions) || Object.keys(definitions).length === 0) {
     throw new ConfigError('CONFIG_BAD_COLLECTION', 'options.collections must be an object with at least one collection')
   }
+  const pending: Pending = { references: new Map(), o2m: new Map() }
   const collections = new Map<string, Collection>()
   for (const [name, definition] of Object.entries(definitions)) {
-    collections.set(name, buildCollection(name, definition as CollectionDefinition, routerLimits))
+    collections.set(name, buildCollection(name, definition as CollectionDefinition, routerLimits, pending))
   }
-  checkRelations(collections)
+  resolveReferences(collections, pending)
+  for (const collection of collections.values()) {
+    for (const member of collection.members.values()) Object.freeze(member)
+    Object.freeze(collection)
+  }
   return Object.freeze({ collections })
 }

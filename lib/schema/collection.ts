@@ -1,34 +1,39 @@
-// The normalized schema model: built once from the options; the only source of identifiers for SQL.
+// The normalized schema model: built once from the options as one resolved graph (relations are objects, not
+// names); the only source of identifiers for SQL.
 import type { FieldType } from '../types'
+import type { FieldTypeSpec } from './field-types'
 
 /** A column-backed field. Query nodes hold these objects, never names taken from a request. */
 export interface Field {
   readonly kind: 'field'
   readonly name: string
   /** The collection the field belongs to. */
-  readonly collection: string
+  readonly collection: Collection
   readonly column: string
   readonly type: FieldType
+  /** The rules of the field's type (see field-types.ts). */
+  readonly spec: FieldTypeSpec
   readonly primaryKey: boolean
   readonly autoIncrement: boolean
   readonly nullable: boolean
-  /** The column default as configured; `undefined` when there is none. */
+  /** The column default in its API form (as a read answers it); `undefined` when there is none. */
   readonly default: unknown
   readonly maxLength?: number
   readonly scale?: number
   readonly readonly: boolean
   readonly hidden: boolean
-  /** For a many-to-one: the related collection's name. */
-  readonly references?: string
+  /** For a many-to-one: the related collection. */
+  readonly references?: Collection
 }
 
-/** A one-to-many alias: the items of `collection` whose `foreignKey` holds this item's primary key. */
+/** A one-to-many alias: the items of `related` whose `foreignKey` holds this item's primary key. */
 export interface O2MRelation {
   readonly kind: 'o2m'
   readonly name: string
-  readonly collection: string
-  readonly related: string
-  readonly foreignKey: string
+  readonly collection: Collection
+  readonly related: Collection
+  /** The many-to-one field of `related` that points back at `collection`. */
+  readonly foreignKey: Field
 }
 
 export type Member = Field | O2MRelation
@@ -59,3 +64,12 @@ export interface Collection {
 export interface Schema {
   readonly collections: ReadonlyMap<string, Collection>
 }
+
+/** A field the API never shows (`hidden`); relations are always visible. */
+export const isHidden = (member: Member): boolean => member.kind === 'field' && member.hidden
+
+/** A many-to-one field or a one-to-many alias: a member that leads to another collection. */
+export const isRelation = (member: Member): boolean => member.kind === 'o2m' || member.references !== undefined
+
+/** The collection a relation leads to; undefined for a plain field. */
+export const relatedOf = (member: Member): Collection | undefined => (member.kind === 'o2m' ? member.related : member.references)

@@ -12,8 +12,23 @@ export interface TypedField {
   readonly scale?: number
 }
 
+/** A canonical value as the comparisons of this table see it. */
+type Canonical = string | number | boolean
+
 export interface FieldTypeSpec {
   readonly family: TypeFamily
+  /** Text that equality, sort, grouping and counting treat exactly, by code point (whatever the collation). */
+  readonly text: boolean
+  /** A number carried as decimal text so that no digit is lost: summed and compared exactly. */
+  readonly exact: boolean
+  /** The type may be a primary key. */
+  readonly keyable: boolean
+  /** Date parts (`year()` ... `weekday()`) and time parts (`hour()` ... `second()`) can be taken from it. */
+  readonly parts: { readonly date: boolean; readonly time: boolean }
+  /** The part of a `$NOW` instant (ISO-8601 UTC) the type stores; undefined for non-temporal types. */
+  fromNow?(iso: string): string
+  /** Orders two canonical values: negative, zero or positive. */
+  compare(a: Canonical, b: Canonical): number
   /** JSON Schema for a non-null payload value. */
   jsonSchema(field: TypedField): Record<string, unknown>
   /** A JSON value (payload or JSON filter) to the canonical form, or undefined when it is not one. */
@@ -85,11 +100,43 @@ export function plainNumberText(value: number): string {
   return sign + body
 }
 
+const NO_PARTS = { date: false, time: false } as const
+
+const compareText = (a: Canonical, b: Canonical): number => {
+  const [x, y] = [String(a), String(b)]
+  return x < y ? -1 : x > y ? 1 : 0
+}
+const compareNumbers = (a: Canonical, b: Canonical): number => Number(a) - Number(b)
+
+/** Compares canonical decimal strings exactly, as integers at a common scale. */
+export function compareDecimals(a: Canonical, b: Canonical): number {
+  const [x, y] = [String(a), String(b)]
+  const scale = Math.max(x.split('.')[1]?.length ?? 0, y.split('.')[1]?.length ?? 0)
+  const scaled = (text: string): bigint => {
+    const [whole = '0', fraction = ''] = text.split('.')
+    return BigInt(whole + fraction.padEnd(scale, '0'))
+  }
+  const difference = scaled(x) - scaled(y)
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}
+
+/** Facts shared by most types; each entry of the table overrides what differs. */
+const plain = {
+  text: false,
+  exact: false,
+  keyable: false,
+  parts: NO_PARTS,
+  compare: compareText,
+} as const
+
 /** PostgreSQL cannot store NUL in text, so no database gets one: the same 400 everywhere. */
 export const hasNul = (text: string): boolean => text.includes('\u0000')
 
 const stringSpec = (): FieldTypeSpec => ({
+  ...plain,
   family: 'string',
+  text: true,
+  keyable: true,
   jsonSchema: (field) => ({ type: 'string', noNul: true, ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) }),
   fromJson: (value) =>
     typeof value === 'string' ? (hasNul(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
@@ -97,9 +144,18 @@ const stringSpec = (): FieldTypeSpec => ({
   fromDatabase: (raw) => (typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)),
 })
 
-function temporalSpec(format: string, parse: (text: string) => string | null, fromDate: (d: Date) => string): FieldTypeSpec {
+function temporalSpec(
+  format: string,
+  parse: (text: string) => string | null,
+  fromDate: (d: Date) => string,
+  parts: FieldTypeSpec['parts'],
+  fromNow: (iso: string) => string,
+): FieldTypeSpec {
   return {
+    ...plain,
     family: 'temporal',
+    parts,
+    fromNow,
     jsonSchema: () => ({ type: 'string', format }),
     fromJson: (value) => (typeof value === 'string' ? (parse(value) ?? undefined) : undefined),
     fromText: (text) => parse(text) ?? undefined,
@@ -111,21 +167,30 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
   string: stringSpec(),
   text: stringSpec(),
   integer: {
+    ...plain,
     family: 'number',
+    keyable: true,
+    compare: compareNumbers,
     jsonSchema: () => ({ type: 'integer', minimum: INT32_MIN, maximum: INT32_MAX }),
     fromJson: integerFromJson,
     fromText: integerFromJson,
     fromDatabase: (raw) => Number(raw),
   },
   bigInteger: {
+    ...plain,
     family: 'number',
+    exact: true,
+    keyable: true,
+    compare: compareDecimals,
     jsonSchema: () => ({ anyOf: [{ type: 'integer' }, { type: 'string', pattern: INTEGER_TEXT.source }], int64: true }),
     fromJson: bigIntegerFromJson,
     fromText: bigIntegerFromJson,
     fromDatabase: (raw) => (typeof raw === 'number' ? plainNumberText(raw) : BigInt(String(raw)).toString()),
   },
   float: {
+    ...plain,
     family: 'number',
+    compare: compareNumbers,
     jsonSchema: () => ({ type: 'number' }),
     fromJson: (value) =>
       typeof value === 'number' && Number.isFinite(value) ? value : typeof value === 'string' ? floatFromText(value) : undefined,
@@ -133,7 +198,10 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromDatabase: (raw) => Number(raw),
   },
   decimal: {
+    ...plain,
     family: 'number',
+    exact: true,
+    compare: compareDecimals,
     jsonSchema: (field) => ({
       anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT.source }],
       ...(field.scale === undefined ? {} : { decimalScale: field.scale }),
@@ -148,17 +216,39 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromDatabase: (raw, field) => formatDecimal(typeof raw === 'number' ? plainNumberText(raw) : String(raw), field.scale),
   },
   boolean: {
+    ...plain,
     family: 'boolean',
+    compare: compareNumbers,
     jsonSchema: () => ({ type: 'boolean' }),
     fromJson: (value) => (typeof value === 'boolean' ? value : typeof value === 'string' ? booleanFromText(value) : undefined),
     fromText: booleanFromText,
     fromDatabase: (raw) => (typeof raw === 'string' ? raw === '1' || raw.toLowerCase() === 'true' || raw === 't' : Boolean(raw)),
   },
-  date: temporalSpec('items-date', parseDate, (d) => localDateTime(d).slice(0, 10)),
-  dateTime: temporalSpec('items-date-time', parseDateTime, localDateTime),
-  timestamp: temporalSpec('items-timestamp', parseTimestamp, (d) => d.toISOString()),
-  time: temporalSpec('items-time', parseTime, (d) => localDateTime(d).slice(11)),
+  // `$NOW` is an instant; each temporal type keeps the part of it that it stores (the UTC wall clock).
+  date: temporalSpec(
+    'items-date',
+    parseDate,
+    (d) => localDateTime(d).slice(0, 10),
+    { date: true, time: false },
+    (iso) => iso.slice(0, 10),
+  ),
+  dateTime: temporalSpec('items-date-time', parseDateTime, localDateTime, { date: true, time: true }, (iso) => iso.slice(0, 19)),
+  timestamp: temporalSpec(
+    'items-timestamp',
+    parseTimestamp,
+    (d) => d.toISOString(),
+    { date: true, time: true },
+    (iso) => iso,
+  ),
+  time: temporalSpec(
+    'items-time',
+    parseTime,
+    (d) => localDateTime(d).slice(11),
+    { date: false, time: true },
+    (iso) => iso.slice(11, 19),
+  ),
   json: {
+    ...plain,
     family: 'json',
     jsonSchema: () => ({}),
     fromJson: (value) => value,
@@ -174,7 +264,9 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     },
   },
   uuid: {
+    ...plain,
     family: 'uuid',
+    keyable: true,
     jsonSchema: () => ({ type: 'string', format: 'uuid' }),
     fromJson: (value) => (typeof value === 'string' && UUID_TEXT.test(value) ? value.toLowerCase() : undefined),
     fromText: (text) => (UUID_TEXT.test(text) ? text.toLowerCase() : undefined),

@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
 import type { Collection, Field } from './collection'
-import { decimalPlaces, FIELD_TYPES, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
+import { decimalPlaces, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
 
 export type WriteAction = 'create' | 'update'
 
@@ -28,7 +28,7 @@ function writableFields(collection: Collection, action: WriteAction): Field[] {
 }
 
 function fieldSchema(field: Field): Record<string, unknown> {
-  const schema = FIELD_TYPES[field.type].jsonSchema(field)
+  const schema = field.spec.jsonSchema(field)
   if (field.type === 'json') return field.nullable ? schema : { not: { type: 'null' } }
   return field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema
 }
@@ -159,7 +159,7 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
       for (const field of writable[action]) {
         if (!Object.hasOwn(input, field.name)) continue
         const value = input[field.name]
-        payload.set(field, value === null ? null : FIELD_TYPES[field.type].fromJson(value))
+        payload.set(field, value === null ? null : field.spec.fromJson(value))
       }
       return payload
     },

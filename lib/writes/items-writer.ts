@@ -9,9 +9,8 @@ import { isPlainObject } from '../is-plain-object'
 import type { Selection } from '../query/query'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
 import { unwritableField, type Payload, type PayloadValidator } from '../schema/payload-validator'
-import { both } from '../schema/schema-view'
+import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey } from '../types'
 import type { Lifecycle } from './lifecycle'
 
@@ -207,7 +206,7 @@ export class ItemsWriter {
     const values = new Map(payload)
     for (const field of this.collection.fields) {
       if (values.has(field) || field.primaryKey) continue
-      values.set(field, field.default === undefined ? null : (FIELD_TYPES[field.type].fromJson(field.default) ?? field.default))
+      values.set(field, field.default ?? null)
     }
     return values
   }

@@ -4,10 +4,10 @@ import { collections } from '../../fixtures/schema'
 import { validationErrors } from '../../lib/access/check-validation'
 import { FailedValidationError } from '../../lib/errors'
 import { parseFilter } from '../../lib/query/parse-filter'
-import type { FilterNode } from '../../lib/query/query'
+import type { FilterNode } from '../../lib/query/filter-node'
 import { buildSchema } from '../../lib/schema/build-schema'
 import type { Collection, Field } from '../../lib/schema/collection'
-import { fullView } from '../../lib/schema/schema-view'
+import { fullView } from '../../lib/query/schema-view'
 
 const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
 const limits = { schema: fullView(schema), maxDepth: 10, maxInListLength: 1000 }

@@ -9,7 +9,7 @@ import { parseSort } from '../../lib/query/parse-sort'
 import type { FieldNode, SortNode } from '../../lib/query/query'
 import { readQueryString, type QueryStringLimits } from '../../lib/query/read-query-string'
 import { buildSchema } from '../../lib/schema/build-schema'
-import { openView } from '../../lib/schema/schema-view'
+import { openView } from '../../lib/query/schema-view'
 import type { Collection, Field, Limits, O2MRelation } from '../../lib/schema/collection'
 
 const schema = openView(buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }))
@@ -42,7 +42,7 @@ function node(of: Collection, name: string): FieldNode {
   const member = of.members.get(name)
   if (!member) throw new Error(`${of.name}.${name} missing`)
   if (member.kind === 'field') return { kind: 'field', output: name, field: member }
-  const related = collection(member.related)
+  const related = member.related
   // Unexpanded o2m: the keys, with the related collection's default list shape.
   const selection = {
     filter: null,
@@ -139,7 +139,9 @@ describe('parseFields', () => {
     expect(id).toEqual({ kind: 'field', output: 'id', field: articles.primaryKey })
     expect(id!.kind === 'field' && id!.field).toBe(articles.primaryKey)
     expect(comments!.kind === 'o2m' && comments!.relation).toBe(relation(articles, 'comments'))
-    expect(relation(articles, 'comments')).toMatchObject({ related: 'comments', foreignKey: 'article' })
+    const comment = collection('comments')
+    expect(relation(articles, 'comments').related).toBe(comment)
+    expect(relation(articles, 'comments').foreignKey).toBe(comment.members.get('article'))
   })
 
   it('* never includes a hidden field', () => {

@@ -5,7 +5,7 @@ import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/repository/compile-filter'
 import { dialectOf } from '../../lib/repository/dialect'
 import { buildSchema } from '../../lib/schema/build-schema'
-import { openView } from '../../lib/schema/schema-view'
+import { openView } from '../../lib/query/schema-view'
 
 type DialectName = 'sqlite' | 'postgres' | 'mysql'
 interface Sql {
@@ -162,7 +162,7 @@ describe('compileFilter', () => {
 
     it('an empty _in matches nothing', () => {
       expect(compileAll('articles', { rating: { _in: '' } })).toEqual(same('1 = ?', [0]))
-      expect(compileAll('articles', { status: { _in: [] } })).toEqual(each(['1 = ?', [0]], ['1 = ?', [0]], ['1 = 0', []]))
+      expect(compileAll('articles', { status: { _in: [] } })).toEqual(same('1 = ?', [0]))
     })
 
     it('an empty _nin excludes nothing', () => {

@@ -1,7 +1,7 @@
 // A caller's view of the schema: the members they may name and the rows they may see. The parser resolves
 // every name through a view, so a field the caller may not read is, to them, a field that does not exist.
-import type { FilterNode } from '../query/query'
-import type { Collection, Field, Member, Schema } from './collection'
+import type { FilterNode } from './filter-node'
+import type { Collection, Field, Member, Schema } from '../schema/collection'
 
 export interface SchemaView extends Schema {
   /** The member of `collection` the caller may read under `name`, or undefined. */
@@ -48,14 +48,4 @@ export function fullView(schema: Schema): SchemaView {
 /** The scalar fields a view lets `search` look in. */
 export function searchableFields(view: SchemaView, collection: Collection): Field[] {
   return view.members(collection).filter((member): member is Field => member.kind === 'field')
-}
-
-/** A filter no row matches (an empty OR). */
-export const NO_ROWS: FilterNode = Object.freeze({ kind: 'or', children: [] })
-
-/** `a AND b`, where null means "no condition". */
-export function both(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
-  if (a === null) return b
-  if (b === null) return a
-  return { kind: 'and', children: [a, b] }
 }
