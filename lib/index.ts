@@ -27,6 +27,7 @@ export type {
   O2MFieldDefinition,
   PrimaryKey,
   ScalarFieldDefinition,
+  WriteAction,
 } from './types'
 
 /** Creates the content-versions table, for hosts that run their own migrations. */

@@ -8,10 +8,22 @@ import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
 import { listItems } from './handlers/list-items'
-import { createRoute, routeNotFound, type ItemsHandler, type ParserLimits } from './handlers/route'
+import { itemsRoute, type ItemsHandler } from './handlers/items-scope'
+import { routeNotFound } from './handlers/request'
+import type { ParserLimits, Services } from './handlers/services'
 import { readSingleton, updateSingleton } from './handlers/singleton'
 import { updateItems } from './handlers/update-items'
-import { createVersionHandlers } from './handlers/versions'
+import {
+  compareVersion,
+  createVersion,
+  deleteVersion,
+  listVersions,
+  promoteVersion,
+  readVersion,
+  renameVersion,
+  saveVersion,
+} from './handlers/versions'
+import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialect'
 import { ItemsRepository } from './repository/items-repository'
@@ -75,7 +87,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     validators,
     config.createVersionsTable ? () => createVersionsTable(config.knex, config.versionsTable) : null,
   )
-  const services = {
+  const services: Services = {
     knex: config.knex,
     schema,
     repository,
@@ -87,35 +99,35 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     lifecycle,
     context: config.context,
   }
-  const route = createRoute(services)
-  const version = createVersionHandlers(services)
+  const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
+  const version = (handler: VersionsHandler) => versionsRoute(services, handler)
   const json = express.json({ limit: config.bodyLimit, strict: false })
 
   const router = Object.assign(express.Router(), { events: lifecycle.events })
   router.use('/items', json)
-  router.get('/items/:collection', route(bySingleton(readSingleton, listItems)))
-  router.post('/items/:collection', route(bySingleton(notServedOnSingletons, createItems)))
-  router.patch('/items/:collection', route(bySingleton(updateSingleton, updateItems)))
-  router.delete('/items/:collection', route(bySingleton(notServedOnSingletons, deleteItems)))
-  router.get('/items/:collection/singleton', route(bySingleton(readSingleton, readItem)))
-  router.patch('/items/:collection/singleton', route(bySingleton(updateSingleton, updateItem)))
-  router.get('/items/:collection/:id', route(always(readItem)))
-  router.patch('/items/:collection/:id', route(always(updateItem)))
-  router.delete('/items/:collection/:id', route(always(deleteItem)))
+  router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
+  router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
+  router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))
+  router.delete('/items/:collection', items(bySingleton(notServedOnSingletons, deleteItems)))
+  router.get('/items/:collection/singleton', items(bySingleton(readSingleton, readItem)))
+  router.patch('/items/:collection/singleton', items(bySingleton(updateSingleton, updateItem)))
+  router.get('/items/:collection/:id', items(always(readItem)))
+  router.patch('/items/:collection/:id', items(always(updateItem)))
+  router.delete('/items/:collection/:id', items(always(deleteItem)))
   router.use('/items', (req, _res, next) => next(routeNotFound(req)))
 
   router.use('/versions', json)
-  router.get('/versions', version.list)
-  router.post('/versions', version.create)
-  router.get('/versions/:id', version.read)
-  router.patch('/versions/:id', version.rename)
-  router.delete('/versions/:id', version.remove)
-  router.post('/versions/:id/save', version.save)
-  router.get('/versions/:id/compare', version.compare)
-  router.post('/versions/:id/promote', version.promote)
+  router.get('/versions', version(listVersions))
+  router.post('/versions', version(createVersion))
+  router.get('/versions/:id', version(readVersion))
+  router.patch('/versions/:id', version(renameVersion))
+  router.delete('/versions/:id', version(deleteVersion))
+  router.post('/versions/:id/save', version(saveVersion))
+  router.get('/versions/:id/compare', version(compareVersion))
+  router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
   router.use(errorHandler(config.logger))

@@ -212,9 +212,12 @@ export interface Hooks {
   afterDelete?: (event: ItemsEvent) => void | Promise<void>
 }
 
+/** What a write does; access rules, hooks and events are keyed by it. */
+export type WriteAction = 'create' | 'update' | 'delete'
+
 /** A committed write, as after hooks and events receive it. */
 export interface ItemsEvent {
-  action: 'create' | 'update' | 'delete'
+  action: WriteAction
   collection: string
   /** The items written, in order. */
   keys: PrimaryKey[]

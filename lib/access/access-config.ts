@@ -3,9 +3,10 @@
 import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { relatedOf, type Collection, type Schema } from '../schema/collection'
-import type { Access, AccessDecision, AccessEntry } from '../types'
+import type { Access, AccessDecision, AccessEntry, WriteAction } from '../types'
 
-export type Action = 'read' | 'create' | 'update' | 'delete'
+/** What an access rule is about. */
+export type Action = 'read' | WriteAction
 
 export const ACTIONS: readonly Action[] = ['read', 'create', 'update', 'delete']
 

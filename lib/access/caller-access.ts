@@ -8,10 +8,8 @@ import { ABSENT, callerVariables, isVariable, type Variables } from '../query/va
 import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
 import { NO_ROWS } from '../query/filter-node'
-import type { AccessDecision, AccessEntry, AccessRule, ItemsContext } from '../types'
+import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
 import { checkDecision, type Action } from './access-config'
-
-export type WriteAction = Exclude<Action, 'read'>
 
 /** What an allowed write may touch. */
 export interface WriteRule {

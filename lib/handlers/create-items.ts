@@ -1,7 +1,7 @@
 // POST /items/:collection: an object creates one item, an array creates many in one transaction. Answers the
 // created items read back through the request's `fields` (204 when the caller may not read the item).
 import { sendData, sendNoContent } from './envelope'
-import type { ItemsHandler } from './route'
+import type { ItemsHandler } from './items-scope'
 
 export const createItems: ItemsHandler = async (_req, res, { writer, query, body, readBack }) => {
   const input = body()

@@ -3,7 +3,7 @@ import { InvalidPayloadError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKeys } from '../query/parse-key'
 import { sendNoContent } from './envelope'
-import type { ItemsHandler } from './route'
+import type { ItemsHandler } from './items-scope'
 
 export const deleteItems: ItemsHandler = async (_req, res, { collection, writer, body, selection }) => {
   const input = body()

@@ -5,7 +5,7 @@ import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { ItemsHandler } from './route'
+import type { ItemsHandler } from './items-scope'
 
 /** A key that cannot belong to the collection (`abc` for an integer key) names no item: 404, not 400. */
 function keyOf(collection: Collection, id: string): PrimaryKey {

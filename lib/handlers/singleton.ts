@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError } from '../errors'
 import type { FieldNode } from '../query/query'
 import type { Item } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { ItemsHandler } from './route'
+import type { ItemsHandler } from './items-scope'
 
 /** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
 function placeholder(fields: readonly FieldNode[]): Item {

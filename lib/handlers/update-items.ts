@@ -6,9 +6,9 @@ import { parseBodyKey, parseBodyKeys } from '../query/parse-key'
 import type { PrimaryKey } from '../types'
 import type { Change } from '../writes/items-writer'
 import { sendData } from './envelope'
-import type { ItemsHandler, RequestContext } from './route'
+import type { ItemsHandler, ItemsScope } from './items-scope'
 
-function updateEach({ collection, writer }: RequestContext, items: unknown[]): Promise<PrimaryKey[]> {
+function updateEach({ collection, writer }: ItemsScope, items: unknown[]): Promise<PrimaryKey[]> {
   if (items.length > collection.limits.maxBatchSize) {
     throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be updated in one request`)
   }
@@ -23,8 +23,8 @@ function updateEach({ collection, writer }: RequestContext, items: unknown[]): P
   return writer.update(changes)
 }
 
-function updateByForm(context: RequestContext, input: Record<string, unknown>): Promise<PrimaryKey[]> {
-  const { collection, writer } = context
+function updateByForm(scope: ItemsScope, input: Record<string, unknown>): Promise<PrimaryKey[]> {
+  const { collection, writer } = scope
   const extra = Object.keys(input).filter((key) => key !== 'keys' && key !== 'query' && key !== 'data')
   const forms = ['keys', 'query'].filter((key) => input[key] !== undefined)
   if (extra.length > 0 || forms.length !== 1 || input.data === undefined) {
@@ -33,15 +33,15 @@ function updateByForm(context: RequestContext, input: Record<string, unknown>): 
   if (input.keys !== undefined) {
     return writer.update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }])
   }
-  return writer.updateWhere(context.selection(input.query), input.data)
+  return writer.updateWhere(scope.selection(input.query), input.data)
 }
 
-export const updateItems: ItemsHandler = async (_req, res, context) => {
-  const input = context.body()
-  await context.query()
+export const updateItems: ItemsHandler = async (_req, res, scope) => {
+  const input = scope.body()
+  await scope.query()
   let keys: PrimaryKey[]
-  if (Array.isArray(input)) keys = await updateEach(context, input)
-  else if (isPlainObject(input)) keys = await updateByForm(context, input)
+  if (Array.isArray(input)) keys = await updateEach(scope, input)
+  else if (isPlainObject(input)) keys = await updateByForm(scope, input)
   else throw new InvalidPayloadError('The body must be a JSON object or array')
-  sendData(res, await context.readBack([...new Set(keys)]))
+  sendData(res, await scope.readBack([...new Set(keys)]))
 }

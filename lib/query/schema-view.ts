@@ -1,7 +1,7 @@
 // A caller's view of the schema: the members they may name and the rows they may see. The parser resolves
 // every name through a view, so a field the caller may not read is, to them, a field that does not exist.
 import type { FilterNode } from './filter-node'
-import type { Collection, Field, Member, Schema } from '../schema/collection'
+import { isHidden, type Collection, type Field, type Member, type Schema } from '../schema/collection'
 
 export interface SchemaView extends Schema {
   /** The member of `collection` the caller may read under `name`, or undefined. */
@@ -11,8 +11,6 @@ export interface SchemaView extends Schema {
   /** The rows of `collection` the caller may read; null: every row. Applied wherever its rows are consulted. */
   scope(collection: Collection): FilterNode | null
 }
-
-const isHidden = (member: Member): boolean => member.kind === 'field' && member.hidden
 
 /** Each collection's members but hidden fields, worked out once per collection. */
 const visible = new WeakMap<Collection, readonly Member[]>()

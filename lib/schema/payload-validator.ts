@@ -3,10 +3,12 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
+import type { WriteAction } from '../types'
 import type { Collection, Field } from './collection'
 import { decimalPlaces, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
 
-export type WriteAction = 'create' | 'update'
+/** The writes that carry a payload. */
+export type PayloadAction = Exclude<WriteAction, 'delete'>
 
 /** A validated payload: field to canonical value. */
 export type Payload = Map<Field, unknown>
@@ -16,14 +18,14 @@ export interface PayloadValidator {
    * Validates one item payload and returns its canonical values. `item` (the index in an array body) is
    * added to the errors. Throws `ItemsErrorList` of `FailedValidationError`s.
    */
-  validate(action: WriteAction, body: unknown, item?: number): Payload
+  validate(action: PayloadAction, body: unknown, item?: number): Payload
 }
 
 function isRequiredOnCreate(field: Field): boolean {
   return !field.nullable && field.default === undefined && !field.autoIncrement && !(field.primaryKey && field.type === 'uuid')
 }
 
-function writableFields(collection: Collection, action: WriteAction): Field[] {
+function writableFields(collection: Collection, action: PayloadAction): Field[] {
   return collection.fields.filter((field) => !field.readonly && !(action === 'update' && field.primaryKey))
 }
 
@@ -33,7 +35,7 @@ function fieldSchema(field: Field): Record<string, unknown> {
   return field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema
 }
 
-function buildJsonSchema(collection: Collection, action: WriteAction): Record<string, unknown> {
+function buildJsonSchema(collection: Collection, action: PayloadAction): Record<string, unknown> {
   const fields = writableFields(collection, action)
   const generated = {
     type: 'object',
@@ -122,11 +124,11 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
     schemaType: 'boolean',
     validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data),
   })
-  const compiled: Record<WriteAction, ValidateFunction> = {
+  const compiled: Record<PayloadAction, ValidateFunction> = {
     create: ajv.compile(buildJsonSchema(collection, 'create')),
     update: ajv.compile(buildJsonSchema(collection, 'update')),
   }
-  const writable: Record<WriteAction, Field[]> = {
+  const writable: Record<PayloadAction, Field[]> = {
     create: writableFields(collection, 'create'),
     update: writableFields(collection, 'update'),
   }

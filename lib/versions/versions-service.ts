@@ -5,8 +5,8 @@ import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
-import type { FieldNode } from '../query/query'
-import type { ItemsRepository } from '../repository/items-repository'
+import type { FieldNode, Query } from '../query/query'
+import type { ItemsRepository, Page } from '../repository/items-repository'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload, PayloadValidator } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
@@ -37,8 +37,11 @@ export class VersionConflictError extends ItemsError {
 const scalarNodes = (collection: Collection): FieldNode[] =>
   collection.fields.filter((field) => !field.hidden).map((field) => ({ kind: 'field', output: field.name, field }))
 
+type VersionField = keyof Version
+
 export class VersionsService {
-  private readonly fieldsByName: ReadonlyMap<string, Field>
+  /** The versions table's fields, by name. */
+  readonly fields: Readonly<Record<VersionField, Field>>
   private tableReady: Promise<void> | null = null
 
   constructor(
@@ -49,7 +52,7 @@ export class VersionsService {
     private readonly validators: ReadonlyMap<Collection, PayloadValidator>,
     private readonly ensureTable: (() => Promise<void>) | null,
   ) {
-    this.fieldsByName = new Map(collection.fields.map((field) => [field.name, field]))
+    this.fields = Object.fromEntries(collection.fields.map((field) => [field.name, field])) as Record<VersionField, Field>
   }
 
   /** Creates the table once, on first use, when the router was asked to. */
@@ -76,29 +79,22 @@ export class VersionsService {
   /** The version of an item with this key; 404 when there is none (never the main item instead). */
   async find(collection: Collection, item: PrimaryKey, key: string): Promise<Version> {
     await this.ready()
-    const pk = this.collection.primaryKey
-    const { items } = await this.repository.list(this.collection, {
-      fields: [{ kind: 'field', output: 'id', field: pk }],
-      aggregate: null,
-      scope: null,
-      filter: {
-        kind: 'and',
-        children: [
-          { kind: 'comparison', field: this.field('collection'), operator: '_eq', value: collection.name },
-          { kind: 'comparison', field: this.field('item'), operator: '_eq', value: String(item) },
-          { kind: 'comparison', field: this.field('key'), operator: '_eq', value: key },
-        ],
-      },
-      search: null,
-      sort: [{ field: pk, direction: 'asc', path: [] }],
-      limit: 1,
-      offset: 0,
-      meta: { totalCount: false, filterCount: false },
-      backlink: true,
-      version: null,
+    const { fields } = this
+    const id = await this.repository.firstKey(this.collection, {
+      kind: 'and',
+      children: [
+        { kind: 'comparison', field: fields.collection, operator: '_eq', value: collection.name },
+        { kind: 'comparison', field: fields.item, operator: '_eq', value: String(item) },
+        { kind: 'comparison', field: fields.key, operator: '_eq', value: key },
+      ],
     })
-    if (items.length === 0) throw this.noVersion(key)
-    return this.get(items[0].id as number)
+    if (id === null) throw this.noVersion(key)
+    return this.get(id as number)
+  }
+
+  /** A page of versions. */
+  list(query: Query): Promise<Page> {
+    return this.repository.list(this.collection, query)
   }
 
   /** A digest of the main item's visible fields: a promote must name the state it was reviewed against. */
@@ -159,7 +155,7 @@ export class VersionsService {
     const extra = Object.keys(body).filter((key) => key !== 'key' && key !== 'name')
     if (extra.length > 0) throw new InvalidPayloadError(`Only "key" and "name" of a version can be changed, not "${extra[0]}"`)
     const version = await this.get(id)
-    const changes: Record<string, unknown> = { date_updated: new Date().toISOString() }
+    const changes: Partial<Record<VersionField, unknown>> = { date_updated: new Date().toISOString() }
     if (body.name !== undefined) changes.name = this.checkName(body.name)
     if (body.key !== undefined) {
       changes.key = this.checkKey(body.key)
@@ -194,8 +190,7 @@ export class VersionsService {
       const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
       for (const [field, value] of payload) delta[field.name] = value
       const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
-      if (await this.repository.updateIf(this.collection, id, this.field('delta'), version.delta, changes))
-        return { ...version, delta, hash }
+      if (await this.repository.updateIf(this.collection, id, this.fields.delta, version.delta, changes)) return { ...version, delta, hash }
       version = await this.get(id)
       // MySQL counts only changed rows: a save that changes nothing also answers "no row".
       if (JSON.stringify(version.delta) === JSON.stringify(delta)) return version
@@ -253,12 +248,8 @@ export class VersionsService {
     return this.repository.transaction(this.collection, work)
   }
 
-  private field(name: string): Field {
-    return this.fieldsByName.get(name)!
-  }
-
-  private payload(values: Record<string, unknown>): Payload {
-    return new Map(Object.entries(values).map(([name, value]) => [this.field(name), value]))
+  private payload(values: Partial<Record<VersionField, unknown>>): Payload {
+    return new Map(Object.entries(values).map(([name, value]) => [this.fields[name as VersionField], value]))
   }
 
   private checkKey(value: unknown): string {

@@ -2,16 +2,16 @@
 // validate → write → commit → after hook and events. Everything between the first two arrows shares one
 // transaction, so a refusal or a throwing hook anywhere leaves nothing written.
 import type { Knex } from 'knex'
-import type { CallerAccess, WriteAction, WriteRule } from '../access/caller-access'
+import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { validationErrors } from '../access/check-validation'
 import { InvalidPayloadError, ItemsError, ItemsErrorList } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { Selection } from '../query/query'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import { unwritableField, type Payload, type PayloadValidator } from '../schema/payload-validator'
+import { unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
 import { both } from '../query/filter-node'
-import type { HookMeta, Item, PrimaryKey } from '../types'
+import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
 
 /** Changes for some items: `data` as sent, for `keys`. */
@@ -189,7 +189,7 @@ export class ItemsWriter {
   }
 
   /** The payload with the rule's presets underneath, validated against the schema and the rule's `validation`. */
-  private validate(rule: WriteRule, action: Exclude<WriteAction, 'delete'>, data: unknown, item: number | undefined): Payload {
+  private validate(rule: WriteRule, action: PayloadAction, data: unknown, item: number | undefined): Payload {
     const input = isPlainObject(data) ? { ...rule.presets, ...data } : data
     const payload = this.validator.validate(action, input, item)
     if (rule.validation === null) return payload

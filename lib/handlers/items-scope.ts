@@ -1,0 +1,78 @@
+// The scope of an /items request: its collection and caller (context, access), the shared parser through the
+// caller's view, the body reader and the caller's writer.
+import type { Request, RequestHandler } from 'express'
+import { CallerAccess } from '../access/caller-access'
+import { ForbiddenError } from '../errors'
+import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
+import type { Query, Selection } from '../query/query'
+import { readQueryString, type RawQuery } from '../query/read-query-string'
+import type { ItemsRepository } from '../repository/items-repository'
+import type { Collection } from '../schema/collection'
+import type { Item, PrimaryKey } from '../types'
+import type { VersionsService } from '../versions/versions-service'
+import type { ItemsWriter } from '../writes/items-writer'
+import { readBody, resolveCaller, routeNotFound } from './request'
+import { route, type Handler } from './route'
+import { writerFor, type Services } from './services'
+
+export interface ItemsScope {
+  readonly collection: Collection
+  readonly repository: ItemsRepository
+  readonly versions: VersionsService
+  /** The caller's access: their view of the schema and the rules of their writes. */
+  readonly access: CallerAccess
+  /** The caller's writes to the collection, with access rules, hooks and events. */
+  readonly writer: ItemsWriter
+  /** The request's query parameters as a typed Query, through the caller's view (parsed on first use). */
+  query(): Promise<Query>
+  /** 403 `FORBIDDEN` unless the caller may read the collection. */
+  assertReadable(): void
+  /** The written items as the caller may read them, shaped by the request's `fields`. */
+  readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
+  /** The JSON body; a request without one is a 400. */
+  body(): unknown
+  /** Parses the `query` object of a by-query write, through the caller's view. */
+  selection(raw: unknown): Selection
+}
+
+export type ItemsHandler = Handler<ItemsScope>
+
+async function itemsScope(services: Services, req: Request): Promise<ItemsScope> {
+  const collection = services.schema.collections.get(String(req.params.collection))
+  if (!collection) throw routeNotFound(req)
+  const access = await CallerAccess.resolve(services.access, collection, await resolveCaller(services.context, req))
+  const parser: ParserOptions = { ...services.parser, schema: access.view, variables: access.variables }
+  let parsed: Promise<Query> | undefined
+  const parse = async (): Promise<Query> => {
+    const raw = readQueryString(req.originalUrl ?? req.url, services.queryString)
+    const meta = { collection: collection.name, context: access.context, db: services.knex }
+    const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, meta)
+    return parseQuery(hooked as RawQuery, collection, parser)
+  }
+  const query = (): Promise<Query> => (parsed ??= parse())
+  return {
+    collection,
+    repository: services.repository,
+    versions: services.versions,
+    access,
+    writer: writerFor(services, collection, access),
+    query,
+    assertReadable: () => {
+      if (!access.canRead(collection)) throw new ForbiddenError()
+    },
+    readBack: async (keys) => {
+      const { fields, scope } = await query()
+      return services.repository.readByKeys(collection, keys, fields, scope)
+    },
+    body: () => readBody(req),
+    selection: (raw) => parseSelection(raw, collection, parser),
+  }
+}
+
+/** An /items route: `pick` chooses the handler by collection (singletons are served differently). */
+export function itemsRoute(services: Services, pick: (collection: Collection) => ItemsHandler): RequestHandler {
+  return route(
+    (req) => itemsScope(services, req),
+    (req, res, scope) => pick(scope.collection)(req, res, scope),
+  )
+}

@@ -1,0 +1,24 @@
+// Request helpers every handler shares: the JSON body, the caller, and the 404 for a route the router lacks.
+import type { Request } from 'express'
+import { InvalidPayloadError, RouteNotFoundError } from '../errors'
+import { isPlainObject } from '../is-plain-object'
+import type { ItemsContext } from '../types'
+
+/** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
+export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
+
+/** The JSON body; a request without one is a 400. */
+export function readBody(req: Request): unknown {
+  // body-parser leaves non-JSON bodies alone, and Express 4 then still sets `req.body` to `{}`.
+  if (!req.is(['application/json', '+json'])) {
+    throw new InvalidPayloadError('The request needs a JSON body (Content-Type: application/json)')
+  }
+  return req.body as unknown
+}
+
+/** The caller of this request, as the host's `context` option describes them. */
+export async function resolveCaller(context: (req: Request) => ItemsContext | Promise<ItemsContext>, req: Request): Promise<ItemsContext> {
+  const caller = await context(req)
+  if (!isPlainObject(caller)) throw new TypeError('express-items-router: the context option must answer an object')
+  return caller
+}

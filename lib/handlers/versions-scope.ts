@@ -1,0 +1,92 @@
+// The scope of a /versions request: the caller, and what the version handlers share. Versions hold whole
+// drafts of items, so only callers with full access to a collection (read and update allowed without limits)
+// see or manage its versions; to everyone else they do not exist.
+import type { Request, RequestHandler } from 'express'
+import { CallerAccess, hasFullAccess } from '../access/caller-access'
+import { NotFoundError } from '../errors'
+import { parseQuery, type ParserOptions } from '../query/parse-query'
+import type { FieldNode, Query } from '../query/query'
+import { readQueryString } from '../query/read-query-string'
+import { openView } from '../query/schema-view'
+import type { Collection } from '../schema/collection'
+import type { Item, ItemsContext, PrimaryKey } from '../types'
+import type { Version, VersionsService } from '../versions/versions-service'
+import type { ItemsWriter } from '../writes/items-writer'
+import { resolveCaller } from './request'
+import { route, type Handler } from './route'
+import { writerFor, type Services } from './services'
+
+/** The main item a version belongs to, read through the request's `fields`. */
+export interface MainItem {
+  readonly collection: Collection
+  readonly item: PrimaryKey
+  readonly fields: readonly FieldNode[]
+  readonly main: Item
+}
+
+export interface VersionsScope {
+  readonly caller: ItemsContext
+  readonly versions: VersionsService
+  readonly schema: Services['schema']
+  /** The request's query parameters for the versions table or a versioned collection, as full access sees them. */
+  query(collection: Collection): Query
+  /** Whether the caller may manage the versions of `collection`. */
+  mayManage(collection: Collection): Promise<boolean>
+  /** The version the URL names; a 404 unless it exists and the caller may manage it. */
+  version(): Promise<Version>
+  /** The version as stored, read through the request's `fields`. */
+  stored(id: number): Promise<Item | null>
+  /** The main item of a version. */
+  mainItem(version: Version): Promise<MainItem>
+  /** The caller's writes to `collection`, with its access rules, hooks and events. */
+  writer(collection: Collection): Promise<ItemsWriter>
+}
+
+export type VersionsHandler = Handler<VersionsScope>
+
+/** A version id from the URL; anything but a positive integer names no version. */
+function versionId(req: Request): number {
+  const id = Number(req.params.id)
+  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('Version not found.')
+  return id
+}
+
+async function versionsScope(services: Services, req: Request): Promise<VersionsScope> {
+  const { versions, repository } = services
+  const caller = await resolveCaller(services.context, req)
+  // Callers who may manage versions see every field but hidden ones, as without access rules.
+  const parser = (collection: Collection): ParserOptions => ({
+    ...services.parser,
+    schema: openView(collection === versions.collection ? { collections: new Map([['versions', collection]]) } : services.schema),
+  })
+  const query = (collection: Collection): Query =>
+    parseQuery(readQueryString(req.originalUrl ?? req.url, services.queryString), collection, parser(collection))
+  const mayManage = (collection: Collection): Promise<boolean> => hasFullAccess(services.access, collection, caller)
+  return {
+    caller,
+    versions,
+    schema: services.schema,
+    query,
+    mayManage,
+    version: async () => {
+      const found = await versions.get(versionId(req))
+      if (!(await mayManage(versions.versionedCollection(found.collection)))) throw new NotFoundError('Version not found.')
+      return found
+    },
+    stored: async (id) => (await repository.readByKeys(versions.collection, [id], query(versions.collection).fields))[0] ?? null,
+    mainItem: async (version) => {
+      const collection = versions.versionedCollection(version.collection)
+      const item = versions.itemKey(collection, version)
+      const { fields } = query(collection)
+      const [main] = await repository.readByKeys(collection, [item], fields)
+      if (!main) throw new NotFoundError()
+      return { collection, item, fields, main }
+    },
+    writer: async (collection) => writerFor(services, collection, await CallerAccess.resolve(services.access, collection, caller)),
+  }
+}
+
+/** A /versions route. */
+export function versionsRoute(services: Services, handler: VersionsHandler): RequestHandler {
+  return route((req) => versionsScope(services, req), handler)
+}
