@@ -1,6 +1,6 @@
 // Every error the router answers has the `{ errors: [{ message, extensions: { code } }] }` shape and the right status, unexpected failures stay generic and logged, and the exported error classes carry the same codes.
 import express, { type ErrorRequestHandler, type Express } from 'express'
-import request, { type Response } from 'supertest'
+import request from 'supertest'
 import { collections } from '../fixtures/schema'
 import { seed } from '../fixtures/seed'
 import {
@@ -20,27 +20,7 @@ import {
 } from '../lib'
 import { createApp, recordingLogger } from './support/app'
 import { forEachDialect, type DialectContext } from './support/dialects'
-
-interface RenderedError {
-  message: string
-  extensions: { code: string; [key: string]: unknown }
-}
-
-/** Checks the envelope strictly and returns its errors: nothing but `errors`, each with exactly `message` and `extensions`. */
-function expectErrors(response: Response, status: number, code: ErrorCode): RenderedError[] {
-  expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status, body: { errors: expect.any(Array) } })
-  expect(response.headers['content-type']).toMatch(/^application\/json/)
-  const body = response.body as { errors: RenderedError[] }
-  expect(Object.keys(body)).toEqual(['errors'])
-  expect(body.errors.length).toBeGreaterThan(0)
-  for (const error of body.errors) {
-    expect(Object.keys(error).sort()).toEqual(['extensions', 'message'])
-    expect(typeof error.message).toBe('string')
-    expect(error.message.length).toBeGreaterThan(0)
-    expect(error.extensions.code).toBe(code)
-  }
-  return body.errors
-}
+import { expectError, expectErrors } from './support/expect-error'
 
 async function rowCounts(ctx: DialectContext): Promise<{ articles: number; authors: number }> {
   const count = async (table: string): Promise<number> => Number((await ctx.knex(table).count({ n: '*' }))[0]!.n)
@@ -154,25 +134,24 @@ forEachDialect((ctx) => {
 
   describe('request errors', () => {
     it('INVALID_QUERY: message "Invalid query. <reason>." with the reason naming the parameter', async () => {
-      const [error, ...rest] = expectErrors(await request(app).get('/api/items/articles?limit=abc'), 400, 'INVALID_QUERY')
-      expect(rest).toEqual([])
-      expect(Object.keys(error!.extensions).sort()).toEqual(['code', 'reason'])
-      expect(error!.extensions.reason).toContain('"limit"')
-      expect(error!.message).toBe(`Invalid query. ${String(error!.extensions.reason)}.`)
+      const error = expectError(await request(app).get('/api/items/articles?limit=abc'), 400, 'INVALID_QUERY')
+      expect(Object.keys(error.extensions).sort()).toEqual(['code', 'reason'])
+      expect(error.extensions.reason).toContain('"limit"')
+      expect(error.message).toBe(`Invalid query. ${String(error.extensions.reason)}.`)
     })
 
     it('INVALID_QUERY names an unknown field', async () => {
-      const [error] = expectErrors(await request(app).get('/api/items/articles?fields=id,nope'), 400, 'INVALID_QUERY')
-      expect(error!.extensions.reason).toBe('Field "nope" does not exist in collection "articles"')
+      const error = expectError(await request(app).get('/api/items/articles?fields=id,nope'), 400, 'INVALID_QUERY')
+      expect(error.extensions.reason).toBe('Field "nope" does not exist in collection "articles"')
     })
 
     it('INVALID_PAYLOAD: a body of the wrong shape', async () => {
       const response = await request(app)
         .patch('/api/items/articles')
         .send({ data: { rating: 1 } })
-      const [error] = expectErrors(response, 400, 'INVALID_PAYLOAD')
-      expect(Object.keys(error!.extensions).sort()).toEqual(['code', 'reason'])
-      expect(error!.message).toBe(`Invalid payload. ${String(error!.extensions.reason)}.`)
+      const error = expectError(response, 400, 'INVALID_PAYLOAD')
+      expect(Object.keys(error.extensions).sort()).toEqual(['code', 'reason'])
+      expect(error.message).toBe(`Invalid payload. ${String(error.extensions.reason)}.`)
     })
 
     it.each([
@@ -183,7 +162,7 @@ forEachDialect((ctx) => {
     ])('INVALID_PAYLOAD: malformed JSON on %s %s', async (method, path) => {
       const verb = method.toLowerCase() as 'post' | 'patch' | 'delete'
       const response = await request(app)[verb](path).set('Content-Type', 'application/json').send('{"title": "unterminated')
-      const [error] = expectErrors(response, 400, 'INVALID_PAYLOAD')
+      const error = expectError(response, 400, 'INVALID_PAYLOAD')
       expect(error).toEqual({
         message: 'Invalid payload. The body is not valid JSON.',
         extensions: { code: 'INVALID_PAYLOAD', reason: 'The body is not valid JSON' },
@@ -193,7 +172,7 @@ forEachDialect((ctx) => {
 
     it('INVALID_PAYLOAD: a body that is not JSON at all', async () => {
       const response = await request(app).post('/api/items/articles').set('Content-Type', 'text/plain').send('title=x')
-      expectErrors(response, 400, 'INVALID_PAYLOAD')
+      expectError(response, 400, 'INVALID_PAYLOAD')
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
 
@@ -227,8 +206,8 @@ forEachDialect((ctx) => {
       const response = await request(app)
         .delete('/api/items/articles')
         .send({ keys: [1, 99999] })
-      const [error] = expectErrors(response, 404, 'NOT_FOUND')
-      expect(error!.extensions).toEqual({ code: 'NOT_FOUND', collection: 'articles', keys: [99999] })
+      const error = expectError(response, 404, 'NOT_FOUND')
+      expect(error.extensions).toEqual({ code: 'NOT_FOUND', collection: 'articles', keys: [99999] })
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
 
@@ -237,8 +216,8 @@ forEachDialect((ctx) => {
       const response = await request(small)
         .post('/api/items/articles')
         .send({ title: 'x'.repeat(200) })
-      const [error] = expectErrors(response, 413, 'PAYLOAD_TOO_LARGE')
-      expect(error!.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', limit: 100 })
+      const error = expectError(response, 413, 'PAYLOAD_TOO_LARGE')
+      expect(error.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', limit: 100 })
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
   })
@@ -257,8 +236,8 @@ forEachDialect((ctx) => {
       const { result: response, count } = await ctx.countQueries(() =>
         request(app)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).send({}),
       )
-      const [error] = expectErrors(response, 404, 'ROUTE_NOT_FOUND')
-      expect(error!.message).toContain('/items/nope')
+      const error = expectError(response, 404, 'ROUTE_NOT_FOUND')
+      expect(error.message).toContain('/items/nope')
       expect(count).toBe(0)
     })
 
@@ -273,12 +252,12 @@ forEachDialect((ctx) => {
       ['GET', '/api/items/'],
     ])('%s %s (no such route) → 404 ROUTE_NOT_FOUND', async (method, path) => {
       const response = await request(app)[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path).send({ title: 'x' })
-      expectErrors(response, 404, 'ROUTE_NOT_FOUND')
+      expectError(response, 404, 'ROUTE_NOT_FOUND')
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
 
     it('POST on a singleton collection → 404 ROUTE_NOT_FOUND', async () => {
-      expectErrors(await request(app).post('/api/items/settings').send({ site_name: 'x' }), 404, 'ROUTE_NOT_FOUND')
+      expectError(await request(app).post('/api/items/settings').send({ site_name: 'x' }), 404, 'ROUTE_NOT_FOUND')
       expect(Number((await ctx.knex('settings').count({ n: '*' }))[0]!.n)).toBe(0)
     })
 
@@ -301,19 +280,19 @@ forEachDialect((ctx) => {
 
     it('RECORD_NOT_UNIQUE names the collection and field', async () => {
       const response = await request(app).post('/api/items/authors').send({ name: 'Copycat', email: seed.authors[0]!.email })
-      const [error] = expectErrors(response, 400, 'RECORD_NOT_UNIQUE')
-      const { value, ...named } = error!.extensions
+      const error = expectError(response, 400, 'RECORD_NOT_UNIQUE')
+      const { value, ...named } = error.extensions
       expect(named).toEqual({ code: 'RECORD_NOT_UNIQUE', collection: 'authors', field: 'email' })
       // The duplicate value is reported where the driver tells it.
       if (value !== undefined) expect(value).toBe(seed.authors[0]!.email)
-      expect(error!.message).toBe('Value has to be unique (field "email").')
+      expect(error.message).toBe('Value has to be unique (field "email").')
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
 
     it('RECORD_NOT_UNIQUE for an explicit primary key that exists', async () => {
       const response = await request(app).post('/api/items/authors').send({ id: 1, name: 'Impostor' })
-      const [error] = expectErrors(response, 400, 'RECORD_NOT_UNIQUE')
-      expect(error!.extensions).toMatchObject({ collection: 'authors', field: 'id' })
+      const error = expectError(response, 400, 'RECORD_NOT_UNIQUE')
+      expect(error.extensions).toMatchObject({ collection: 'authors', field: 'id' })
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })
 
@@ -348,8 +327,8 @@ forEachDialect((ctx) => {
         expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: { data: { status } } })
         return
       }
-      const [error] = expectErrors(response, 400, 'VALUE_TOO_LONG')
-      const { field, ...rest } = error!.extensions
+      const error = expectError(response, 400, 'VALUE_TOO_LONG')
+      const { field, ...rest } = error.extensions
       expect(rest).toEqual({ code: 'VALUE_TOO_LONG', collection: 'articles' })
       if (field !== undefined) expect(field).toBe('status')
       expect(await rowCounts(ctx)).toEqual(SEEDED)
@@ -365,8 +344,8 @@ forEachDialect((ctx) => {
         })
         return
       }
-      const [error] = expectErrors(response, 400, 'VALUE_OUT_OF_RANGE')
-      const { field, ...rest } = error!.extensions
+      const error = expectError(response, 400, 'VALUE_OUT_OF_RANGE')
+      const { field, ...rest } = error.extensions
       expect(rest).toEqual({ code: 'VALUE_OUT_OF_RANGE', collection: 'articles' })
       if (field !== undefined) expect(field).toBe('rating')
       const [row] = await ctx.knex('articles').where({ id: 1 }).select('rating')

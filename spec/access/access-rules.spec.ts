@@ -11,13 +11,14 @@ import {
   type Access,
   type AccessEntry,
   type CollectionDefinition,
+  type ErrorCode,
   type ItemsContext,
   type ItemsRouterOptions,
 } from '../../lib'
 import { createApp, recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery } from '../support/invalid-query'
-import { expectError, rowCount } from '../support/write-checks'
+import { expectError, getInvalidQuery } from '../support/expect-error'
+import { rowCount } from '../support/write-checks'
 
 /** Specs describe the caller in this header; the apps' `context` option reads it back. */
 const CONTEXT_HEADER = 'x-items-context'
@@ -317,7 +318,7 @@ forEachDialect((ctx) => {
       delete: (as) => as.delete('/api/items/topics/999'),
     }
     // An allowed write gets past access and fails on its own terms; none of these writes anything.
-    const allowedAnswer: Record<Action, [number, string]> = {
+    const allowedAnswer: Record<Action, [number, ErrorCode]> = {
       create: [400, 'FAILED_VALIDATION'],
       update: [404, 'NOT_FOUND'],
       delete: [404, 'NOT_FOUND'],

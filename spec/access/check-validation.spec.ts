@@ -1,23 +1,14 @@
 // validationErrors checks a payload against an access rule's validation filter in memory, with the operators'
 // SQL meaning: exact comparisons per type, null failing every ordinary comparison, one error per broken condition.
-import { collections } from '../../fixtures/schema'
 import { validationErrors } from '../../lib/access/check-validation'
 import { FailedValidationError } from '../../lib/errors'
 import { parseFilter } from '../../lib/query/parse-filter'
 import type { FilterNode } from '../../lib/query/filter-node'
-import { buildSchema } from '../../lib/schema/build-schema'
 import type { Collection, Field } from '../../lib/schema/collection'
-import { fullView } from '../../lib/query/schema-view'
+import { collection, fullSchema, PARSER_LIMITS } from '../support/schema'
 
-const schema = buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 })
-const limits = { schema: fullView(schema), maxDepth: 10, maxInListLength: 1000 }
+const limits = { schema: fullSchema, ...PARSER_LIMITS }
 const NOW = new Date('2024-06-15T12:00:00.000Z')
-
-function collection(name: string): Collection {
-  const found = schema.collections.get(name)
-  if (!found) throw new Error(`fixture collection ${name} missing`)
-  return found
-}
 
 const samples = collection('samples')
 

@@ -5,7 +5,7 @@ import request from 'supertest'
 import { seed, type ArticleRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectName } from '../support/dialects'
-import { expectInvalidQuery } from '../support/invalid-query'
+import { expectInvalidQuery } from '../support/expect-error'
 
 type Scalar = string | number | boolean | null
 type Item = Record<string, unknown>
@@ -708,7 +708,11 @@ forEachDialect((ctx) => {
     app = createApp(ctx.knex)
   })
 
-  async function get(collection: CollectionName, query: string): Promise<Answer & { statements: number; text: string }> {
+  /** GETs while counting statements, and records the answer (headers aside) for the comparison at the end. */
+  async function get(
+    collection: CollectionName,
+    query: string,
+  ): Promise<Answer & { headers: Record<string, string>; statements: number; text: string }> {
     const url = `/api/items/${collection}?${query}`
     const { result, count } = await ctx.countQueries(() =>
       request(app)
@@ -717,13 +721,7 @@ forEachDialect((ctx) => {
     )
     const answer: Answer = { status: result.status, body: result.body as Answer['body'] }
     answers.set(url, { ...answers.get(url), [ctx.name]: answer })
-    return { ...answer, statements: count, text: result.text }
-  }
-
-  /** A 400 INVALID_QUERY naming every one of `mentions`; bad aggregates are rejected while parsing, before any SQL. */
-  async function expectInvalid(collection: CollectionName, query: string, mentions: readonly string[]): Promise<string> {
-    const response = await get(collection, query)
-    return expectInvalidQuery(response, response.statements, mentions)
+    return { ...answer, headers: result.headers, statements: count, text: result.text }
   }
 
   describe('Directus shapes', () => {
@@ -882,8 +880,10 @@ forEachDialect((ctx) => {
   })
 
   describe('errors', () => {
+    // Bad aggregates are rejected while parsing, before any SQL.
     it.each(ERROR_CASES)('%s → 400 INVALID_QUERY', async (_label, collection, query, mentions) => {
-      await expectInvalid(collection, query, mentions)
+      const response = await get(collection, query)
+      expectInvalidQuery(response, response.statements, mentions)
     })
 
     it.each([
@@ -891,21 +891,24 @@ forEachDialect((ctx) => {
       ['aggregate[sum]', 'aggregate[sum]={field}'],
       ['groupBy', 'groupBy={field}&aggregate[count]=*'],
     ])('a hidden field in %s answers exactly like a missing one', async (_label, template) => {
-      const unknown = await expectInvalid('authors', template.replace('{field}', NO_SUCH_FIELD), [NO_SUCH_FIELD])
-      const hidden = await expectInvalid('authors', template.replace('{field}', 'password_hash'), ['password_hash'])
-      expect(hidden).toBe(unknown.replace(NO_SUCH_FIELD, 'password_hash'))
+      const unknown = await get('authors', template.replace('{field}', NO_SUCH_FIELD))
+      const hidden = await get('authors', template.replace('{field}', 'password_hash'))
+      const reason = expectInvalidQuery(unknown, unknown.statements, [NO_SUCH_FIELD])
+      expect(expectInvalidQuery(hidden, hidden.statements, ['password_hash'])).toBe(reason.replace(NO_SUCH_FIELD, 'password_hash'))
     })
 
     // `count: 300` and `count: { rating: 270 }` cannot share one key; a 400 beats a 500 (or silently dropping one).
     it.each(['aggregate[count]=*,rating', 'aggregate[count]=rating,*', 'groupBy=status&aggregate[count]=*,id'])(
       'count=* together with count of a field (%s) → 400 INVALID_QUERY, not a 500',
       async (query) => {
-        await expectInvalid('articles', query, ['count'])
+        const response = await get('articles', query)
+        expectInvalidQuery(response, response.statements, ['count'])
       },
     )
 
     it('names the accepted functions for an unknown one', async () => {
-      const reason = await expectInvalid('articles', 'aggregate[median]=rating', ['median'])
+      const response = await get('articles', 'aggregate[median]=rating')
+      const reason = expectInvalidQuery(response, response.statements, ['median'])
       for (const fn of ['count', 'countDistinct', 'sum', 'sumDistinct', 'avg', 'avgDistinct', 'min', 'max']) expect(reason).toContain(fn)
     })
   })

@@ -5,7 +5,8 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery, listIds, type Key } from '../support/invalid-query'
+import { getInvalidQuery } from '../support/expect-error'
+import { listIds, type Key } from '../support/list-ids'
 
 type CollectionName = 'articles' | 'authors' | 'samples'
 type Filter = Record<string, unknown>

@@ -7,7 +7,8 @@ import { seed, type ArticleRow, type SampleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery, listIds, type Key } from '../support/invalid-query'
+import { getInvalidQuery } from '../support/expect-error'
+import { listIds, type Key } from '../support/list-ids'
 
 type Part = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 type Filter = Record<string, unknown>

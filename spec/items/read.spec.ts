@@ -6,6 +6,7 @@ import { AUTHOR_WITHOUT_ARTICLES, seed, type ArticleRow, type AuthorRow } from '
 import { createItemsRouter } from '../../lib'
 import { createApp, recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { expectError, getInvalidQuery } from '../support/expect-error'
 
 type Body = { data?: unknown; meta?: unknown; errors?: Array<{ message: string; extensions: Record<string, unknown> }> }
 
@@ -87,24 +88,6 @@ function sortedArticles(
     }
     return a.id - b.id
   })
-}
-
-function expectError(response: request.Response, status: number, code: string): Record<string, unknown> {
-  expect(response.status).toBe(status)
-  const body = response.body as Body
-  expect(body.data).toBeUndefined()
-  expect(body.errors).toHaveLength(1)
-  const [error] = body.errors!
-  expect(error!.extensions.code).toBe(code)
-  expect(typeof error!.message).toBe('string')
-  return error!.extensions
-}
-
-/** A 400 INVALID_QUERY whose reason names `mention` (the parameter or field at fault). */
-function expectInvalidQuery(response: request.Response, mention: string): void {
-  const extensions = expectError(response, 400, 'INVALID_QUERY')
-  expect(extensions.reason).toEqual(expect.stringContaining(mention))
-  expect((response.body as Body).errors![0]!.message).toBe(`Invalid query. ${String(extensions.reason)}.`)
 }
 
 /** Titles at ids above 150 are all "Adjective noun" in plain ASCII: every collation orders them alike. */
@@ -199,7 +182,7 @@ forEachDialect((ctx) => {
       ['page=-1', 'page'],
       ['page=abc', 'page'],
     ])('%s → 400 INVALID_QUERY', async (query, parameter) => {
-      expectInvalidQuery(await get(`/api/items/articles?${query}`), `"${parameter}"`)
+      await getInvalidQuery(ctx, app, `/api/items/articles?${query}`, [`"${parameter}"`])
     })
 
     describe('with a maxLimit option', () => {
@@ -232,7 +215,7 @@ forEachDialect((ctx) => {
       })
 
       it('refuses a larger limit with 400 INVALID_QUERY', async () => {
-        expectInvalidQuery(await request(capped).get('/api/items/articles?limit=151'), '"limit"')
+        await getInvalidQuery(ctx, capped, '/api/items/articles?limit=151', ['"limit"'])
       })
     })
   })
@@ -291,7 +274,7 @@ forEachDialect((ctx) => {
       ['a path through a field that is not a relation', '/api/items/articles?fields=title.length', '"title.length"'],
       ['unknown field on one item', '/api/items/articles/1?fields=nope', '"nope"'],
     ])('%s → 400 INVALID_QUERY naming it', async (_label, url, mention) => {
-      expectInvalidQuery(await get(url), mention)
+      await getInvalidQuery(ctx, app, url, [mention])
     })
 
     it('answers a hidden field exactly as it answers a field that does not exist', async () => {
@@ -376,7 +359,7 @@ forEachDialect((ctx) => {
       ['o2m alias', '/api/items/articles?sort=comments', '"comments"'],
       ['unknown field in array form', '/api/items/articles?sort[]=id&sort[]=nope', '"nope"'],
     ])('%s → 400 INVALID_QUERY naming it', async (_label, url, mention) => {
-      expectInvalidQuery(await get(url), mention)
+      await getInvalidQuery(ctx, app, url, [mention])
     })
   })
 
@@ -422,7 +405,7 @@ forEachDialect((ctx) => {
     })
 
     it.each<[string]>([['meta=bogus'], ['meta=total_count,bogus'], ['meta[a]=b']])('%s → 400 INVALID_QUERY', async (query) => {
-      expectInvalidQuery(await get(`/api/items/articles?${query}`), '"meta"')
+      await getInvalidQuery(ctx, app, `/api/items/articles?${query}`, ['"meta"'])
     })
   })
 
@@ -577,7 +560,7 @@ forEachDialect((ctx) => {
     })
 
     it('version= (empty) → 400 INVALID_QUERY', async () => {
-      expectInvalidQuery(await get('/api/items/articles/1?version='), '"version"')
+      await getInvalidQuery(ctx, app, '/api/items/articles/1?version=', ['"version"'])
     })
 
     it.each<[string]>([['backlink=false'], ['backlink=true']])('%s is accepted', async (query) => {
@@ -586,12 +569,12 @@ forEachDialect((ctx) => {
     })
 
     it('backlink=maybe → 400 INVALID_QUERY', async () => {
-      expectInvalidQuery(await get('/api/items/articles/2?backlink=maybe'), '"backlink"')
+      await getInvalidQuery(ctx, app, '/api/items/articles/2?backlink=maybe', ['"backlink"'])
     })
 
     it('lists accept backlink=false and refuse backlink=maybe too', async () => {
       expect(data(await get('/api/items/articles?backlink=false&fields=id&limit=1'))).toEqual([{ id: 1 }])
-      expectInvalidQuery(await get('/api/items/articles?backlink=maybe'), '"backlink"')
+      await getInvalidQuery(ctx, app, '/api/items/articles?backlink=maybe', ['"backlink"'])
     })
   })
 

@@ -5,7 +5,8 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type CommentRow, type TopicRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery, listIds } from '../support/invalid-query'
+import { getInvalidQuery } from '../support/expect-error'
+import { listIds } from '../support/list-ids'
 
 type CollectionName = 'articles' | 'authors' | 'comments' | 'topics'
 type Filter = Record<string, unknown>

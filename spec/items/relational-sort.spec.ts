@@ -4,7 +4,7 @@ import request from 'supertest'
 import { seed, type ArticleRow, type AuthorRow, type CommentRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery } from '../support/invalid-query'
+import { getInvalidQuery } from '../support/expect-error'
 
 type Value = string | number | null
 type Direction = 'asc' | 'desc'

@@ -6,6 +6,7 @@ import { seed } from '../../fixtures/seed'
 import type { CollectionDefinition } from '../../lib/types'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { expectError } from '../support/expect-error'
 
 type Row = Record<string, unknown> & { id: number }
 type Body = { data?: unknown; meta?: unknown; errors?: Array<{ message: string; extensions: Record<string, unknown> }> }
@@ -142,12 +143,10 @@ async function ok(app: Express, url: string): Promise<unknown> {
   return (response.body as Body).data
 }
 
+/** GETs `url`, which must answer one 400 INVALID_QUERY; answers its message and reason. */
 async function invalid(app: Express, url: string): Promise<{ message: string; reason: unknown }> {
-  const response = await request(app).get(`/api${url}`)
-  const body = response.body as Body
-  expect({ status: response.status, code: body.errors?.[0]?.extensions.code }).toEqual({ status: 400, code: 'INVALID_QUERY' })
-  expect(body.errors).toHaveLength(1)
-  return { message: body.errors![0]!.message, reason: body.errors![0]!.extensions.reason }
+  const error = expectError(await request(app).get(`/api${url}`), 400, 'INVALID_QUERY')
+  return { message: error.message, reason: error.extensions.reason }
 }
 
 async function statements(ctx: DialectContext, app: Express, url: string): Promise<number> {

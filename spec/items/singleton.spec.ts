@@ -4,7 +4,7 @@ import request from 'supertest'
 import { settingsRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
-import { expectError } from '../support/write-checks'
+import { expectError } from '../support/expect-error'
 
 /** What a read answers before the row exists: the key as null and the fields with a non-null default. */
 const PLACEHOLDER = { id: null, tagline: 'Just another site', items_per_page: 10 }

@@ -4,7 +4,8 @@ import request from 'supertest'
 import { seed, type ArticleRow } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { expectCounts, expectError, rowCount } from '../support/write-checks'
+import { expectError } from '../support/expect-error'
+import { expectCounts, rowCount } from '../support/write-checks'
 
 const ARTICLE_FIELDS = 'id,title,status,rating,published_at,tags,author,parent'
 

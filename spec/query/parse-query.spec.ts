@@ -1,5 +1,4 @@
 // The shared parameter parser turns raw query strings into exact typed Query parts, or an InvalidQueryError naming why.
-import { collections } from '../../fixtures/schema'
 import { InvalidPayloadError, InvalidQueryError } from '../../lib/errors'
 import { parseFields } from '../../lib/query/parse-fields'
 import { parseList, parseSingle } from '../../lib/query/parse-list'
@@ -8,19 +7,13 @@ import { parseQuery, parseSelection } from '../../lib/query/parse-query'
 import { parseSort } from '../../lib/query/parse-sort'
 import type { FieldNode, SortNode } from '../../lib/query/query'
 import { readQueryString, type QueryStringLimits } from '../../lib/query/read-query-string'
-import { buildSchema } from '../../lib/schema/build-schema'
-import { openView } from '../../lib/query/schema-view'
-import type { Collection, Field, Limits, O2MRelation } from '../../lib/schema/collection'
+import type { Collection, Field, O2MRelation } from '../../lib/schema/collection'
+import { collection, DEFAULT_LIMITS, fixtureSchema, openSchema, PARSER_LIMITS } from '../support/schema'
 
-const schema = openView(buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }))
-const parserOptions = { schema, maxDepth: 10, maxInListLength: 1000, maxRelationalDepth: 10, maxRelations: 50 }
+const parserOptions = { schema: openSchema, ...PARSER_LIMITS }
+/** Limits with a cap, for the maxLimit cases. */
+const CAPPED_LIMITS = { ...DEFAULT_LIMITS, defaultLimit: 10, maxLimit: 50 }
 const LARGEST = 2_147_483_647
-
-function collection(name: string): Collection {
-  const found = schema.collections.get(name)
-  if (!found) throw new Error(`fixture collection ${name} missing`)
-  return found
-}
 
 const articles = collection('articles')
 const authors = collection('authors')
@@ -239,11 +232,11 @@ describe('parseSort', () => {
       ],
     ],
   ])('%s', (_label, raw, expected) => {
-    expect(parseSort(raw, articles, schema)).toEqual(sortNodes(articles, expected))
+    expect(parseSort(raw, articles, openSchema)).toEqual(sortNodes(articles, expected))
   })
 
   it('resolves a many-to-one path into hops over schema objects', () => {
-    const [byAuthor] = parseSort('-author.name', articles, schema)
+    const [byAuthor] = parseSort('-author.name', articles, openSchema)
     expect(byAuthor).toEqual({
       field: field(authors, 'name'),
       direction: 'desc',
@@ -252,7 +245,7 @@ describe('parseSort', () => {
   })
 
   it('uses the schema field objects', () => {
-    const [rating] = parseSort('-rating', articles, schema)
+    const [rating] = parseSort('-rating', articles, openSchema)
     expect(rating!.field).toBe(field(articles, 'rating'))
   })
 
@@ -287,13 +280,13 @@ describe('parseSort', () => {
     ['o2m alias', articles, '-comments', 'Cannot sort by "comments": only scalar fields can be sorted'],
     ['bracket object', articles, { a: 'id' }, '"sort" must be a comma-separated list'],
   ])('%s → InvalidQueryError', (_label, of, raw, reason) => {
-    expect(reasonOf(() => parseSort(raw, of, schema))).toBe(reason)
+    expect(reasonOf(() => parseSort(raw, of, openSchema))).toBe(reason)
   })
 })
 
 describe('parsePagination', () => {
-  const limits: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
-  const capped: Limits = { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }
+  const limits = DEFAULT_LIMITS
+  const capped = CAPPED_LIMITS
   const LIMIT_REASON = `"limit" must be -1 or a whole number up to ${LARGEST}`
   const OFFSET_REASON = `"offset" must be a whole number from 0 to ${LARGEST}`
   const PAGE_REASON = `"page" must be a whole number from 0 to ${LARGEST}`
@@ -610,7 +603,7 @@ describe('parseQuery', () => {
   })
 
   it('uses the collection limits from the schema', () => {
-    const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
+    const capped = collection('articles', fixtureSchema(CAPPED_LIMITS))
     expect(parseQuery({}, capped, parserOptions)).toMatchObject({ limit: 10, offset: 0 })
     expect(parseQuery({ limit: '-1' }, capped, parserOptions)).toMatchObject({ limit: 50, offset: 0 })
     expect(reasonOf(() => parseQuery({ limit: '51' }, capped, parserOptions))).toBe('"limit" may be at most 50')
@@ -651,7 +644,7 @@ describe('parseSelection (by-query writes)', () => {
   })
 
   it('ignores maxLimit: the batch limit guards writes instead', () => {
-    const capped = buildSchema(collections, { defaultLimit: 10, maxLimit: 50, maxBatchSize: 1000 }).collections.get('articles')!
+    const capped = collection('articles', fixtureSchema(CAPPED_LIMITS))
     expect(parseSelection({ limit: 500 }, capped, parserOptions)).toMatchObject({ limit: 500 })
     expect(parseSelection({}, capped, parserOptions)).toMatchObject({ limit: null })
   })

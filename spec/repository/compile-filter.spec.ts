@@ -1,11 +1,9 @@
 // compileFilter emits the pinned SQL and bindings per dialect: values bound, wildcards escaped, case rules per database.
 import knexFactory, { type Knex } from 'knex'
-import { collections } from '../../fixtures/schema'
 import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/repository/compile-filter'
 import { dialectOf } from '../../lib/repository/dialect'
-import { buildSchema } from '../../lib/schema/build-schema'
-import { openView } from '../../lib/query/schema-view'
+import { collection as fixtureCollection, openSchema, PARSER_LIMITS } from '../support/schema'
 
 type DialectName = 'sqlite' | 'postgres' | 'mysql'
 interface Sql {
@@ -15,8 +13,7 @@ interface Sql {
 /** Every dialect must be listed: a missing one fails to compile. */
 type Expected = Record<DialectName, Sql>
 
-const schema = openView(buildSchema(collections, { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }))
-const LIMITS = { schema, maxDepth: 10, maxInListLength: 1000 }
+const LIMITS = { schema: openSchema, ...PARSER_LIMITS }
 /** A fixed clock, so `$NOW` compiles to a known binding. */
 const NOW = new Date('2024-05-02T10:00:00.000Z')
 
@@ -30,7 +27,7 @@ const KNEX: Record<DialectName, Knex> = {
 afterAll(() => Promise.all(Object.values(KNEX).map((knex) => knex.destroy())))
 
 function compileAll(collectionName: 'articles' | 'samples', filter: unknown): Expected {
-  const collection = schema.collections.get(collectionName)!
+  const collection = fixtureCollection(collectionName)
   const node = parseFilter(filter, collection, LIMITS, NOW)
   if (node === null) throw new Error('the filter parsed to nothing')
   const compile = (name: DialectName): Sql => {

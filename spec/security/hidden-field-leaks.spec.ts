@@ -4,9 +4,10 @@ import type { Express } from 'express'
 import request, { type Response } from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed, type ArticleRow, type CommentRow } from '../../fixtures/seed'
-import type { AccessDecision, CollectionDefinition, ItemsContext } from '../../lib'
+import type { AccessDecision, CollectionDefinition, ErrorCode, ItemsContext } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { expectError } from '../support/expect-error'
 
 type Method = 'get' | 'post' | 'patch' | 'delete'
 type Who = keyof typeof HEADERS
@@ -160,14 +161,11 @@ function expectAlike(
   probe: Response,
   control: Response,
   status: number,
-  code: string | null,
+  code: ErrorCode | null,
   swaps: ReadonlyArray<[string | number, string | number]> = [],
 ): void {
-  expect(control.status).toBe(status)
-  if (code !== null) {
-    expect(control.body.errors).toHaveLength(1)
-    expect(control.body.errors[0].extensions.code).toBe(code)
-  }
+  if (code === null) expect(control.status).toBe(status)
+  else expectError(control, status, code)
   const normalized = swaps.reduce<unknown>((body, [from, to]) => swap(body, from, to), probe.body)
   expect({ status: probe.status, body: normalized }).toEqual({ status: control.status, body: control.body })
 }

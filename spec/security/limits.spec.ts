@@ -3,28 +3,18 @@ import type { Express } from 'express'
 import request, { type Response } from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
-import type { CollectionDefinition } from '../../lib'
+import type { CollectionDefinition, ErrorCode } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { expectError, type RenderedError } from '../support/expect-error'
 
 type Method = 'get' | 'post' | 'patch' | 'delete'
-
-interface RenderedError {
-  message: string
-  extensions: { code: string; reason?: string; [key: string]: unknown }
-}
 
 const SEEDED = { articles: seed.articles.length, authors: seed.authors.length, article_topics: seed.article_topics.length }
 
 async function rowCounts(ctx: DialectContext): Promise<typeof SEEDED> {
   const count = async (table: string): Promise<number> => Number((await ctx.knex(table).count({ n: '*' }))[0]!.n)
   return { articles: await count('articles'), authors: await count('authors'), article_topics: await count('article_topics') }
-}
-
-function expectError(response: Response, status: number, code: string): RenderedError {
-  const errors = (response.body as { errors?: RenderedError[] }).errors
-  expect({ status: response.status, code: errors?.[0]?.extensions.code }).toEqual({ status, code })
-  return errors![0]!
 }
 
 function ids(response: Response): number[] {
@@ -61,7 +51,7 @@ forEachDialect((ctx) => {
     path: string,
     body: unknown,
     status: number,
-    code: string,
+    code: ErrorCode,
   ): Promise<RenderedError> {
     const { result: response, count } = await ctx.countQueries(async () => {
       const call = request(app)[method](path)

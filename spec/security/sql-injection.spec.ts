@@ -3,8 +3,10 @@ import type { Express } from 'express'
 import request, { type Response } from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
+import type { ErrorCode } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { expectError, type RenderedError } from '../support/expect-error'
 
 type Method = 'get' | 'post' | 'patch' | 'delete'
 
@@ -38,17 +40,6 @@ async function expectIntact(ctx: DialectContext, expected = SEEDED): Promise<voi
   expect(await rowCounts(ctx)).toEqual(expected)
 }
 
-function expectError(response: Response, status: number, code: string): { message: string; extensions: Record<string, unknown> } {
-  expect({
-    status: response.status,
-    code: (response.body as { errors?: Array<{ extensions: { code: string } }> }).errors?.[0]?.extensions.code,
-  }).toEqual({
-    status,
-    code,
-  })
-  return (response.body as { errors: Array<{ message: string; extensions: Record<string, unknown> }> }).errors[0]!
-}
-
 async function send(app: Express, method: Method, path: string, body?: unknown): Promise<Response> {
   const call = request(app)[method](path)
   return body === undefined ? await call : await call.send(body as object)
@@ -75,7 +66,7 @@ forEachDialect((ctx) => {
   })
 
   /** Sends the request while counting statements; a request the parser rejects must send none. */
-  async function rejectedWithoutSql(method: Method, path: string, body: unknown, status: number, code: string) {
+  async function rejectedWithoutSql(method: Method, path: string, body: unknown, status: number, code: ErrorCode): Promise<RenderedError> {
     const { result: response, count, sql } = await ctx.countQueries(() => send(app, method, path, body))
     const error = expectError(response, status, code)
     expect({ count, sql }).toEqual({ count: 0, sql: [] })

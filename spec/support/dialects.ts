@@ -77,6 +77,10 @@ function unreachableDialects(): Partial<Record<DialectName, string>> {
  * global setup: jest collects tests synchronously, so a skip cannot wait for a connection attempt here.
  */
 export function forEachDialect(suite: (ctx: DialectContext) => void): void {
+  // Set by jest.config.js for the `unit` project, which must run with no database server and no global setup.
+  if ((globalThis as { ITEMS_UNIT_PROJECT?: unknown }).ITEMS_UNIT_PROJECT === true) {
+    throw new Error('forEachDialect in a unit spec: take this file out of UNIT_SPECS in jest.config.js')
+  }
   const unreachable = unreachableDialects()
   for (const name of selectedDialects()) {
     const reason = unreachable[name]

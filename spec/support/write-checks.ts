@@ -3,13 +3,6 @@ import type { Express } from 'express'
 import request from 'supertest'
 import type { DialectContext } from './dialects'
 
-/** Asserts exactly one error in the envelope, with this status and code. */
-export function expectError(response: request.Response, status: number, code: string): void {
-  expect(response.status).toBe(status)
-  expect(response.body.errors).toHaveLength(1)
-  expect(response.body.errors[0]).toEqual({ message: expect.any(String), extensions: expect.objectContaining({ code }) })
-}
-
 /** Rows in `table` (matching `where`), counted behind the API's back. */
 export async function rowCount(ctx: DialectContext, table: string, where: Record<string, unknown> = {}): Promise<number> {
   const [row] = await ctx.knex(table).where(where).count({ n: '*' })

@@ -5,7 +5,7 @@ import { seed, type ArticleRow } from '../../fixtures/seed'
 import { createVersionsTable } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext, type DialectName } from '../support/dialects'
-import { expectError } from '../support/write-checks'
+import { expectError } from '../support/expect-error'
 
 const VERSIONS_TABLE = 'items_versions'
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

@@ -11,6 +11,7 @@ import {
   ItemsError,
   type Access,
   type CollectionDefinition,
+  type ErrorCode,
   type HookMeta,
   type Hooks,
   type Item,
@@ -22,8 +23,8 @@ import {
 } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
-import { getInvalidQuery } from '../support/invalid-query'
-import { expectError, rowCount } from '../support/write-checks'
+import { expectError, getInvalidQuery } from '../support/expect-error'
+import { rowCount } from '../support/write-checks'
 
 type Name = keyof typeof collections
 
@@ -625,7 +626,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(byName(events)).toEqual(emitted(expected))
     })
 
-    it.each<[string, () => Error, number, string]>([
+    it.each<[string, () => Error, number, ErrorCode]>([
       ['an ItemsError', () => new ForbiddenError(), 403, 'FORBIDDEN'],
       ['a plain Error', () => new Error('delete hook broke'), 500, 'INTERNAL_SERVER_ERROR'],
     ])('keeps every row when the hook throws %s', async (_label, makeError, status, code) => {
@@ -942,7 +943,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(await rowCount(ctx, 'comments', { id: 20 })).toBe(0)
     })
 
-    it.each<[string, string, (app: Express) => request.Test, number, string]>([
+    it.each<[string, string, (app: Express) => request.Test, number, ErrorCode]>([
       [
         'a create failing validation',
         'afterCreate',
