@@ -156,6 +156,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error)
     const errors = toItemsErrors(error, logger)
-    res.status(errors[0].status).json({ errors: errors.map(render) })
+    res.status(errors[0]!.status).json({ errors: errors.map(render) })
   }
 }

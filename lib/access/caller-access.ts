@@ -108,7 +108,7 @@ export class CallerAccess {
     const reachable = setup.reachable.get(collection)!
     const decisions = await Promise.all(reachable.map((each) => decide(setup, each, 'read', context)))
     const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
-    const grants = new Map(reachable.map((each, index) => [each, readGrant(each, decisions[index], limits, now)]))
+    const grants = new Map(reachable.map((each, index) => [each, readGrant(each, decisions[index]!, limits, now)]))
     return new CallerAccess(setup, context, grants, limits, now)
   }
 

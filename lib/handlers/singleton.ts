@@ -42,7 +42,7 @@ export const updateSingleton: ItemsHandler = async (_req, res, { collection, rep
       : await writer.update([{ keys: [existing], data: input }]).catch((error: unknown) => {
           throw error instanceof NotFoundError ? new ForbiddenError() : error
         })
-  const [item] = await readBack([key])
+  const [item] = await readBack([key!])
   if (item) sendData(res, item)
   else sendNoContent(res)
 }

@@ -118,7 +118,7 @@ function resolveLevel(
     entries.set(output, entry)
     if (rest !== null) (entry.paths ??= []).push(rest)
   }
-  for (const [head, ...rest] of paths) {
+  for (const [head = '', ...rest] of paths) {
     if (head === '*') {
       for (const member of state.schema.members(collection)) {
         // A wildcard expands relations; with backlink=false not the one leading back to the parent.

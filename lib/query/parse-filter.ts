@@ -246,7 +246,7 @@ function simplify(node: FilterNode): FilterNode | null {
     else children.push(simple)
   }
   if (children.length === 0) return node.kind === 'and' ? null : { kind: 'or', children: [] }
-  return children.length === 1 ? children[0] : { kind: node.kind, children }
+  return children.length === 1 ? children[0]! : { kind: node.kind, children }
 }
 
 /** Parses a filter given as an object (bracket form) or a JSON string. Returns null when there is none. */

@@ -23,13 +23,13 @@ export const isFunctionCall = (text: string): boolean => CALL.test(text)
 
 /** The key a function's value has in a response: `year(published_at)` → `published_at_year`. */
 export const functionOutput = (text: string): string => {
-  const [, name, argument] = CALL.exec(text)!
+  const [, name = '', argument = ''] = CALL.exec(text) ?? []
   return `${argument.trim()}_${name}`
 }
 
 /** Resolves `name(field)` against `collection`; only fields of the right type that the view shows qualify. */
 export function parseFunction(text: string, collection: Collection, schema: SchemaView): FunctionOperand {
-  const [, name, rawArgument] = CALL.exec(text) ?? []
+  const [, name, rawArgument = ''] = CALL.exec(text) ?? []
   if (name === undefined) throw new InvalidQueryError(`"${text}" is not a function call`)
   if (name !== 'count' && !Object.hasOwn(DATE_PARTS, name)) {
     throw new InvalidQueryError(`Unknown function in "${text}"; use count() or one of ${Object.keys(DATE_PARTS).join(', ')}`)

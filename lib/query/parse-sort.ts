@@ -46,7 +46,7 @@ const sameTarget = (a: Target, b: Target): boolean =>
   a.field === b.field &&
   sameOperand(a.operand, b.operand) &&
   a.path.length === b.path.length &&
-  a.path.every((hop, index) => hop.field === b.path[index].field)
+  a.path.every((hop, index) => hop.field === b.path[index]?.field)
 
 export function parseSort(raw: unknown, collection: Collection, schema: SchemaView): SortNode[] {
   const sort: SortNode[] = []

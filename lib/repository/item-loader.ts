@@ -168,7 +168,7 @@ export class ItemLoader {
       rows.push(...(await qb))
     }
     const items = await this.shape(db, collection, fields, rows)
-    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name])), items[index]]))
+    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name])), items[index]!]))
   }
 
   /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */
@@ -191,7 +191,7 @@ export class ItemLoader {
     rows.forEach((row, index) => {
       const parent = keyId(fromStorage(foreignKey, row[foreignKey.name]))
       const list = groups.get(parent) ?? []
-      list.push(node.children === null ? items[index].key : items[index])
+      list.push(node.children === null ? items[index]!.key : items[index]!)
       groups.set(parent, list)
     })
     return groups

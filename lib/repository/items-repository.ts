@@ -189,7 +189,7 @@ export class ItemsRepository {
     const qb = this.knex(collection.table).count({ count: '*' })
     this.loader.where(qb, collection, { filter, search })
     const [row] = await qb
-    return Number(row.count)
+    return Number(row!.count)
   }
 
   private withKeys(collection: Collection, keys: readonly PrimaryKey[], filter: FilterNode | null): FilterNode {

@@ -88,7 +88,7 @@ export function plainNumberText(value: number): string {
   const text = String(value)
   const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text)
   if (!match) return text
-  const [, sign, whole, fraction = '', exponent] = match
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
   const digits = whole + fraction
   const point = whole.length + Number(exponent)
   const body =

@@ -132,7 +132,7 @@ export class ItemsWriter {
     const { collection, repository, lifecycle } = this
     this.assertWritable(rule, 'update', changes)
     const validateAll = (datas: readonly unknown[]): Payload[] =>
-      collectErrors(datas, (data, index) => this.validate(rule, 'update', data, changes[index].item))
+      collectErrors(datas, (data, index) => this.validate(rule, 'update', data, changes[index]!.item))
     // Without a hook to change them, payloads are checked before the transaction: a bad one costs no SQL.
     const early = lifecycle.has(collection, 'beforeUpdate') ? null : validateAll(changes.map((change) => change.data))
     const sets = await repository.transaction(collection, async (trx) => {
@@ -141,10 +141,10 @@ export class ItemsWriter {
         early ??
         validateAll(
           await inOrder(changes, (change, index) =>
-            lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]] }),
+            lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]!] }),
           ),
         )
-      const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index], payload }))
+      const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))
       await repository.update(trx, collection, sets, this.access.view.scope)
       return sets
     })

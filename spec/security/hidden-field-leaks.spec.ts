@@ -223,7 +223,7 @@ forEachDialect((ctx: DialectContext) => {
         ['articles', 'rating'],
         ['authors', 'email'],
         ['comments', 'body'],
-      ]) {
+      ] as const) {
         await expectUnknownLike(
           `/items/${collection}?alias[x]=${hidden}&fields=x`,
           `/items/${collection}?alias[x]=nope&fields=x`,
