@@ -5,7 +5,7 @@ import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES, formatDecimal, plainNumberText } from '../schema/field-types'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { fromStorage } from './storage'
 
 /**

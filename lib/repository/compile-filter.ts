@@ -4,7 +4,7 @@ import { OPERATORS, type FilterOperator } from '../query/operators'
 import type { DatePartOperand, FilterNode, FunctionOperand, Scalar, Search } from '../query/query'
 import type { Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { toStorage } from './storage'
 
 type Where = Knex.QueryBuilder

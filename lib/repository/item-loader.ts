@@ -7,7 +7,7 @@ import type { Collection, Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
 export type Db = Knex | Knex.Transaction

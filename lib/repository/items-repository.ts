@@ -7,7 +7,7 @@ import type { FieldNode, FilterNode, Query, Search, Selection } from '../query/q
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import type { Dialect } from './dialect'
+import type { Dialect } from './dialects'
 import { mapDbError } from './map-db-error'
 import { chunk, ItemLoader, keyId, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
-import type { Dialect } from './dialect'
+import type { Dialect } from './dialects'
 
 /** A canonical value (see schema/field-types.ts) as the parameter bound for `field`'s column. */
 export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.Value {

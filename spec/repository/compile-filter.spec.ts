@@ -3,11 +3,10 @@ import knexFactory, { type Knex } from 'knex'
 import { collections } from '../../fixtures/schema'
 import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/repository/compile-filter'
-import { dialectOf } from '../../lib/repository/dialect'
+import { dialectOf, type DialectName } from '../../lib/repository/dialects'
 import { buildSchema } from '../../lib/schema/build-schema'
 import { openView } from '../../lib/schema/schema-view'
 
-type DialectName = 'sqlite' | 'postgres' | 'mysql'
 interface Sql {
   sql: string
   bindings: unknown[]

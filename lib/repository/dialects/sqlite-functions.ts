@@ -2,7 +2,7 @@
 // own lower() and LIKE fold ASCII only and the API promises that `_icontains` and `search` treat "Ü" and "ü"
 // alike on every database; and items_exact_sum(), because SQLite sums decimals as doubles.
 import type { Knex } from 'knex'
-import { foldCase, plainNumberText } from '../schema/field-types'
+import { foldCase, plainNumberText } from '../../schema/field-types'
 
 interface SqliteConnection {
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown

@@ -1,0 +1,47 @@
+// MySQL and MariaDB through mysql2: byte comparisons where the default collations would fold case and accents.
+import type { DatePart } from '../../query/query'
+import type { FieldType } from '../../types'
+import type { Dialect } from './dialect'
+import { likePattern } from './like-pattern'
+
+const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
+  year: (v) => `YEAR(${v})`,
+  month: (v) => `MONTH(${v})`,
+  week: (v) => `WEEK(${v}, 3)`,
+  day: (v) => `DAYOFMONTH(${v})`,
+  weekday: (v) => `(DAYOFWEEK(${v}) - 1)`,
+  hour: (v) => `HOUR(${v})`,
+  minute: (v) => `MINUTE(${v})`,
+  second: (v) => `SECOND(${v})`,
+}
+
+export const mysql: Dialect = {
+  name: 'mysql',
+  insertReturnsKeyWithReturning: false,
+  orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
+  exactText: 'CAST(? AS BINARY)',
+  readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp', 'json']),
+  textCast: 'CAST(?? AS CHAR)',
+  maxParameters: 65_000,
+  // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
+  timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
+  datePart: (part, _type, { sql, bindings }) => ({ sql: PARTS[part](sql), bindings }),
+  // A float literal makes the whole expression a DOUBLE (CAST AS DOUBLE needs MySQL 8.0.17 / MariaDB 10.4.5).
+  toDouble: (sql) => `(${sql} + 0e0)`,
+  // Up to four bytes per character in UTF-8.
+  exactStringColumn: (table, name, length) => table.specificType(name, `varbinary(${length * 4})`),
+  // Bytes, not a _bin collation: those pad with spaces ("abc" = "abc "). Converting first makes the bytes
+  // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
+  exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
+  exactSum: null,
+  prepare: () => undefined,
+  syncAutoIncrement: null,
+  // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
+  // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
+  pattern: (column, term, spec) => ({
+    sql: spec.insensitive
+      ? `LOWER(??) ${spec.negate ? 'NOT ' : ''}LIKE CAST(LOWER(?) AS BINARY)`
+      : `?? ${spec.negate ? 'NOT ' : ''}LIKE CAST(? AS BINARY)`,
+    bindings: [column, likePattern(term, spec.anchor)],
+  }),
+}
