@@ -74,7 +74,7 @@ export class ItemsRepository {
     try {
       return await this.knex.transaction(work)
     } catch (error) {
-      throw mapDbError(error, collection)
+      throw mapDbError(error, collection, this.dialect)
     }
   }
 
@@ -116,7 +116,7 @@ export class ItemsRepository {
     try {
       return (await qb.update(this.toRow(payload))) > 0
     } catch (error) {
-      throw mapDbError(error, collection)
+      throw mapDbError(error, collection, this.dialect)
     }
   }
 

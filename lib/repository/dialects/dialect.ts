@@ -1,8 +1,10 @@
 // The Dialect interface: every difference between SQLite, PostgreSQL and MySQL/MariaDB that lib/ has to know,
 // as members of one object per database. Each member's doc says what each of the three does.
 import type { Knex } from 'knex'
+import type { ErrorCode } from '../../errors'
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
+import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
 
 /** The supported databases, in the order specs and benchmarks run them. */
@@ -14,6 +16,18 @@ export type DialectName = (typeof DIALECT_NAMES)[number]
 export interface SqlFragment {
   readonly sql: string
   readonly bindings: readonly Knex.RawBinding[]
+}
+
+/**
+ * What a driver error says in the API's terms: the code, and where the database tells them, the field (by
+ * column name) and the offending value. `referenced`: the write would leave other rows pointing at a missing
+ * item (a delete of a referenced row).
+ */
+export interface RecognisedError {
+  readonly code: ErrorCode
+  readonly field?: string
+  readonly value?: string
+  readonly referenced?: boolean
 }
 
 export interface Dialect {
@@ -95,4 +109,21 @@ export interface Dialect {
    * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.
    */
   readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
+  /**
+   * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
+   * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and
+   * names an index, not a column, in its message; SQLite answers extended `SQLITE_CONSTRAINT_*` codes and names
+   * `table.column` in its message.
+   */
+  recogniseError(error: DriverError, collection: Collection): RecognisedError | null
+}
+
+/** The parts of a driver's error the dialects read; each driver sets its own subset. */
+export interface DriverError {
+  readonly code?: unknown
+  readonly message?: unknown
+  /** pg */
+  readonly column?: unknown
+  /** pg */
+  readonly detail?: unknown
 }

@@ -1,7 +1,8 @@
 // MySQL and MariaDB through mysql2: byte comparisons where the default collations would fold case and accents.
 import type { DatePart } from '../../query/query'
+import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
-import type { Dialect } from './dialect'
+import type { Dialect, DriverError, RecognisedError } from './dialect'
 import { likePattern } from './like-pattern'
 
 const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
@@ -13,6 +14,47 @@ const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
   hour: (v) => `HOUR(${v})`,
   minute: (v) => `MINUTE(${v})`,
   second: (v) => `SECOND(${v})`,
+}
+
+/** MySQL names the index, not the column: PRIMARY, or knex's `<table>_<column>_unique`, or the column itself. */
+function fieldOfIndex(index: string | undefined, collection: Collection): string | undefined {
+  if (index === undefined) return undefined
+  const name = index.includes('.') ? index.slice(index.lastIndexOf('.') + 1) : index
+  if (name === 'PRIMARY') return collection.primaryKey.name
+  return collection.fields.find((field) => name === field.column || name === `${collection.table}_${field.column}_unique`)?.name
+}
+
+/** The codes are mysql2's names for the server's error numbers; the names are in the message only. */
+function recogniseError(error: DriverError, collection: Collection): RecognisedError | null {
+  const message = typeof error.message === 'string' ? error.message : ''
+  const quoted = (pattern: RegExp): string | undefined => pattern.exec(message)?.[1]
+  switch (error.code) {
+    case 'ER_DUP_ENTRY':
+      return {
+        code: 'RECORD_NOT_UNIQUE',
+        field: fieldOfIndex(quoted(/for key '([^']+)'/), collection),
+        value: quoted(/Duplicate entry '(.*)' for key/),
+      }
+    case 'ER_NO_REFERENCED_ROW':
+    case 'ER_NO_REFERENCED_ROW_2':
+      return { code: 'INVALID_FOREIGN_KEY', field: quoted(/FOREIGN KEY \(`([^`]+)`\)/) }
+    case 'ER_ROW_IS_REFERENCED':
+    case 'ER_ROW_IS_REFERENCED_2':
+      return { code: 'INVALID_FOREIGN_KEY', referenced: true }
+    case 'ER_BAD_NULL_ERROR':
+      return { code: 'NOT_NULL_VIOLATION', field: quoted(/Column '([^']+)'/) }
+    case 'ER_NO_DEFAULT_FOR_FIELD':
+      return { code: 'NOT_NULL_VIOLATION', field: quoted(/Field '([^']+)'/) }
+    case 'ER_DATA_TOO_LONG':
+      return { code: 'VALUE_TOO_LONG', field: quoted(/column '([^']+)'/) }
+    case 'ER_WARN_DATA_OUT_OF_RANGE':
+      return { code: 'VALUE_OUT_OF_RANGE', field: quoted(/column '([^']+)'/) }
+    case 'ER_TRUNCATED_WRONG_VALUE':
+    case 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD':
+      return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+    default:
+      return null
+  }
 }
 
 export const mysql: Dialect = {
@@ -44,4 +86,5 @@ export const mysql: Dialect = {
       : `?? ${spec.negate ? 'NOT ' : ''}LIKE CAST(? AS BINARY)`,
     bindings: [column, likePattern(term, spec.anchor)],
   }),
+  recogniseError,
 }

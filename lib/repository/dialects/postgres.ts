@@ -1,7 +1,7 @@
 // PostgreSQL through pg: RETURNING, ILIKE, EXTRACT, and a sequence to keep in step with explicit keys.
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
-import type { Dialect } from './dialect'
+import type { Dialect, DriverError, RecognisedError } from './dialect'
 import { likePattern } from './like-pattern'
 
 const PARTS: Readonly<Record<DatePart, string>> = {
@@ -13,6 +13,35 @@ const PARTS: Readonly<Record<DatePart, string>> = {
   hour: 'HOUR',
   minute: 'MINUTE',
   second: 'SECOND',
+}
+
+/** SQLSTATE classes 23 (integrity) and 22 (data), as https://www.postgresql.org/docs/current/errcodes-appendix.html lists them. */
+function recogniseError(error: DriverError): RecognisedError | null {
+  const detail = typeof error.detail === 'string' ? error.detail : ''
+  // "Key (email)=(ada@example.com) already exists." / "Key (author)=(99) is not present in table ..."
+  const key = /Key \(([^)]+)\)=\((.*)\)/.exec(detail)
+  const keyed = key ? { field: key[1], value: key[2] } : {}
+  switch (error.code) {
+    case '23505':
+      return { code: 'RECORD_NOT_UNIQUE', ...keyed }
+    // On a delete, the key in the detail is the deleted item's own, not a foreign key.
+    case '23503':
+      return detail.includes('still referenced')
+        ? { code: 'INVALID_FOREIGN_KEY', referenced: true }
+        : { code: 'INVALID_FOREIGN_KEY', ...keyed }
+    case '23502':
+      return { code: 'NOT_NULL_VIOLATION', field: typeof error.column === 'string' ? error.column : undefined }
+    case '22001':
+      return { code: 'VALUE_TOO_LONG' }
+    case '22003':
+      return { code: 'VALUE_OUT_OF_RANGE' }
+    case '22P02':
+    case '22007':
+    case '22008':
+      return { code: 'INVALID_PAYLOAD' }
+    default:
+      return null
+  }
 }
 
 export const postgres: Dialect = {
@@ -49,4 +78,5 @@ export const postgres: Dialect = {
     sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
     bindings: [column, likePattern(term, spec.anchor)],
   }),
+  recogniseError,
 }

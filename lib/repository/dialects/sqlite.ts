@@ -3,7 +3,7 @@
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
-import type { Dialect } from './dialect'
+import type { Dialect, DriverError, RecognisedError } from './dialect'
 import { likePattern } from './like-pattern'
 import { registerSqliteFunctions } from './sqlite-functions'
 
@@ -23,6 +23,27 @@ const PARTS: Readonly<Record<DatePart, string>> = {
 function globPattern(term: string, anchor: PatternSpec['anchor']): string {
   const escaped = term.replace(/[*?[]/g, (char) => `[${char}]`)
   return anchor === 'starts' ? `${escaped}*` : anchor === 'ends' ? `*${escaped}` : `*${escaped}*`
+}
+
+/** better-sqlite3 sets SQLite's extended result code names, https://www.sqlite.org/rescode.html. */
+function recogniseError(error: DriverError): RecognisedError | null {
+  const message = typeof error.message === 'string' ? error.message : ''
+  // "UNIQUE constraint failed: authors.email" / "NOT NULL constraint failed: authors.name"
+  const field = /constraint failed: [^.\s]+\.(\w+)/.exec(message)?.[1]
+  switch (error.code) {
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      return { code: 'RECORD_NOT_UNIQUE', field }
+    case 'SQLITE_CONSTRAINT_NOTNULL':
+      return { code: 'NOT_NULL_VIOLATION', field }
+    // Writes are checked against references before they run, so this is a delete of a referenced row.
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      return { code: 'INVALID_FOREIGN_KEY', referenced: true }
+    case 'SQLITE_TOOBIG':
+      return { code: 'VALUE_TOO_LONG' }
+    default:
+      return null
+  }
 }
 
 export const sqlite: Dialect = {
@@ -52,4 +73,5 @@ export const sqlite: Dialect = {
           bindings: [column, likePattern(term, spec.anchor)],
         }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
+  recogniseError,
 }
