@@ -72,15 +72,15 @@ function floatSumText(sum: number, scale: number | undefined): string {
  * Counts and averages are numbers; sums keep exact types as text (bigInteger, decimal) and numbers otherwise;
  * min and max answer in the field's own JSON form.
  */
-function decode(node: AggregateNode, raw: unknown): unknown {
+function decode(node: AggregateNode, raw: unknown, dialect: Dialect): unknown {
   if (raw === null || raw === undefined) return null
   const field = node.field
   if (field === null || node.fn === 'count' || node.fn === 'countDistinct' || node.fn === 'avg' || node.fn === 'avgDistinct') {
     return Number(raw)
   }
-  if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw)
+  if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw, dialect)
   if (field.type === 'decimal') return formatDecimal(typeof raw === 'number' ? floatSumText(raw, field.scale) : String(raw), field.scale)
-  if (field.type === 'bigInteger') return FIELD_TYPES.bigInteger.fromDatabase(raw, field)
+  if (field.type === 'bigInteger') return fromStorage(field, raw, dialect)
   return Number(raw)
 }
 
@@ -132,9 +132,9 @@ export async function aggregateItems(
     const item: Item = {}
     aggregate.groupBy.forEach((group, index) => {
       const raw = row[groupAlias(index)]
-      item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw)
+      item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw, dialect)
     })
-    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)])))
+    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)], dialect)))
     return item
   })
 }

@@ -222,10 +222,10 @@ export class ItemsRepository {
     }
     if (this.dialect.insertReturnsKeyWithReturning) {
       const [created] = await insert.returning(pk.column)
-      return fromStorage(pk, created[pk.column]) as PrimaryKey
+      return fromStorage(pk, created[pk.column], this.dialect) as PrimaryKey
     }
     const [id] = await insert
-    return fromStorage(pk, id) as PrimaryKey
+    return fromStorage(pk, id, this.dialect) as PrimaryKey
   }
 
   private async updateKeys(trx: Db, collection: Collection, set: UpdateSet): Promise<void> {

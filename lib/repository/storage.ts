@@ -26,7 +26,7 @@ export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string
     : `${field.column} as ${field.name}`
 }
 
-/** A value read from `field`'s column to its canonical JSON form. */
-export function fromStorage(field: Field, raw: unknown): unknown {
-  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(raw, field)
+/** A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first. */
+export function fromStorage(field: Field, raw: unknown, dialect: Dialect): unknown {
+  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(dialect.readValue(raw, field.type), field)
 }

@@ -116,6 +116,14 @@ export interface Dialect {
    * `table.column` in its message.
    */
   recogniseError(error: DriverError, collection: Collection): RecognisedError | null
+  /**
+   * A value as the driver returned it, in the plain form the field type table parses (`fromDatabase`): text for
+   * dates and exact numbers, text for bytes. pg builds Dates for date and timestamp columns and answers booleans
+   * cast to text as 't'/'f'; mysql2 builds Dates and Buffers; better-sqlite3 answers numbers for numeric values
+   * and Buffers for BLOBs. Every driver may answer numbers for big integers and decimals (insert ids, type parsers).
+   * Columns in `readAsText` already arrive as text; this covers the rest and any value read some other way.
+   */
+  readValue(raw: unknown, type: FieldType): unknown
 }
 
 /** The parts of a driver's error the dialects read; each driver sets its own subset. */

@@ -3,6 +3,7 @@ import type { DatePart } from '../../query/query'
 import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
 import type { Dialect, DriverError, RecognisedError } from './dialect'
+import { bufferText, dateText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 
 const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
@@ -87,4 +88,5 @@ export const mysql: Dialect = {
     bindings: [column, likePattern(term, spec.anchor)],
   }),
   recogniseError,
+  readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
 }

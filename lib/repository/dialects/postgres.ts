@@ -2,6 +2,7 @@
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
 import type { Dialect, DriverError, RecognisedError } from './dialect'
+import { dateText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 
 const PARTS: Readonly<Record<DatePart, string>> = {
@@ -79,4 +80,6 @@ export const postgres: Dialect = {
     bindings: [column, likePattern(term, spec.anchor)],
   }),
   recogniseError,
+  // A boolean read through a text cast is PostgreSQL's own text form.
+  readValue: (raw, type) => (type === 'boolean' && (raw === 't' || raw === 'f') ? raw === 't' : numberText(dateText(raw, type), type)),
 }

@@ -4,6 +4,7 @@ import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
 import type { Dialect, DriverError, RecognisedError } from './dialect'
+import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { registerSqliteFunctions } from './sqlite-functions'
 
@@ -74,4 +75,6 @@ export const sqlite: Dialect = {
         }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
   recogniseError,
+  // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
+  readValue: (raw, type) => numberText(bufferText(raw), type),
 }
