@@ -15,6 +15,7 @@ import { createVersionHandlers } from './handlers/versions'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
 import { ItemsRepository } from './repository/items-repository'
+import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
@@ -64,7 +65,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
-  dialect.prepare(config.knex)
 
   const repository = new ItemsRepository(config.knex, schema, dialect)
   const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
@@ -95,6 +95,11 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   const json = express.json({ limit: config.bodyLimit, strict: false })
 
   const router = Object.assign(express.Router(), { events: lifecycle.events })
+  // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
+  const ready = setupCheck(config.knex, dialect, config.logger)
+  router.use(['/items', '/versions'], (_req, _res, next) => {
+    ready().then(() => next(), next)
+  })
   router.use('/items', json)
   router.get('/items/:collection', route(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', route(bySingleton(notServedOnSingletons, createItems)))

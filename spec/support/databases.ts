@@ -1,5 +1,6 @@
 // Test support: knex configurations for the three test databases, per-worker database creation, reachability probes.
 import knexFactory, { type Knex } from 'knex'
+import { prepareSqliteConnection } from '../../lib'
 import { DIALECT_NAMES, type DialectName } from '../../lib/repository/dialects'
 
 const CONNECT_TIMEOUT_MS = 3000
@@ -66,6 +67,7 @@ export function knexConfig(name: DialectName): Knex.Config {
           max: 1,
           afterCreate: (conn: { pragma(source: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
             conn.pragma('foreign_keys = ON')
+            prepareSqliteConnection(conn)
             done(null, conn)
           },
         },

@@ -102,8 +102,13 @@ export interface Dialect {
    * make "Draft", "draft" and "draft " one value, so it stores bytes there. A plain string column elsewhere.
    */
   exactStringColumn(table: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder
-  /** Readies the host's connections once, at router creation (SQLite: registers SQL functions). */
-  prepare(knex: Knex): void
+  /**
+   * Checks once, before the router serves its first request, that the host's connections can run the SQL this
+   * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which the host
+   * registers per connection with `prepareSqliteConnection` in knex's `pool.afterCreate`; null where there is
+   * nothing to check (PostgreSQL, MySQL).
+   */
+  readonly checkSetup: ((knex: Knex) => Promise<string | null>) | null
   /**
    * Run after inserting explicit values into an auto-increment key, or null where the database moves its
    * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.

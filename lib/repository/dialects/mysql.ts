@@ -77,7 +77,7 @@ export const mysql: Dialect = {
   // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
   exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
   exactSum: null,
-  prepare: () => undefined,
+  checkSetup: null,
   syncAutoIncrement: null,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.

@@ -66,7 +66,7 @@ export const postgres: Dialect = {
     sql: `CAST(FLOOR(EXTRACT(${PARTS[part]} FROM ${sql}${type === 'timestamp' ? " AT TIME ZONE 'UTC'" : ''})) AS INTEGER)`,
     bindings,
   }),
-  prepare: () => undefined,
+  checkSetup: null,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
   syncAutoIncrement: (db, table, column) =>
     db.raw(

@@ -6,7 +6,7 @@ import type { FieldType } from '../../types'
 import type { Dialect, DriverError, RecognisedError } from './dialect'
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
-import { registerSqliteFunctions } from './sqlite-functions'
+import { checkSqliteFunctions } from './sqlite-functions'
 
 /** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
 const PARTS: Readonly<Record<DatePart, string>> = {
@@ -63,7 +63,7 @@ export const sqlite: Dialect = {
   exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: 'items_exact_sum',
-  prepare: registerSqliteFunctions,
+  checkSetup: checkSqliteFunctions,
   syncAutoIncrement: null,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts).
