@@ -98,8 +98,11 @@ export async function checkSqliteFunctions(knex: Knex): Promise<string | null> {
     connection.prepare('select items_fold(?) as folded, items_exact_sum(?) as total').get('Ü', 1)
     return null
   } catch (error) {
-    // better-sqlite3 refuses to prepare a statement that calls an unknown function.
-    if (error instanceof Error && /no such function/i.test(error.message)) return MISSING_SQLITE_FUNCTIONS
+    // better-sqlite3 refuses to prepare a statement that calls an unknown function. Read the message without
+    // `instanceof Error`: the addon builds its errors in the realm that loaded it first (jest runs each spec
+    // file in a realm of its own).
+    const message = (error as { message?: unknown } | null)?.message
+    if (typeof message === 'string' && /no such function/i.test(message)) return MISSING_SQLITE_FUNCTIONS
     throw error
   } finally {
     await knex.client.releaseConnection(connection)
