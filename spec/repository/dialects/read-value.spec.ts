@@ -5,26 +5,18 @@ import { mysql } from '../../../lib/repository/dialects/mysql'
 import { postgres } from '../../../lib/repository/dialects/postgres'
 import { sqlite } from '../../../lib/repository/dialects/sqlite'
 import { fromStorage } from '../../../lib/repository/storage'
+import { buildSchema } from '../../../lib/schema/build-schema'
 import type { Field } from '../../../lib/schema/collection'
 import type { FieldType } from '../../../lib/types'
 
 const DIALECTS: Readonly<Record<DialectName, Dialect>> = { sqlite, postgres, mysql }
+const LIMITS = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
 
+/** A field of the type as the schema builds it, so the spec does not depend on the shape of Field. */
 function field(type: FieldType, scale?: number): Field {
-  return {
-    kind: 'field',
-    name: 'value',
-    collection: 'samples',
-    column: 'value',
-    type,
-    primaryKey: false,
-    autoIncrement: false,
-    nullable: true,
-    default: undefined,
-    scale,
-    readonly: false,
-    hidden: false,
-  }
+  const value = scale === undefined ? { type } : { type, scale }
+  const schema = buildSchema({ samples: { fields: { id: { type: 'integer', primaryKey: true }, value } } }, LIMITS)
+  return schema.collections.get('samples')!.members.get('value') as Field
 }
 
 /** [the dialects whose driver builds this value, type, raw, scale, canonical form] */
