@@ -19,9 +19,9 @@ export interface SqlFragment {
 }
 
 /**
- * What a driver error says in the API's terms: the code, and where the database tells them, the field (by
- * column name) and the offending value. `referenced`: the write would leave other rows pointing at a missing
- * item (a delete of a referenced row).
+ * What a driver error says in the API's terms: the code, and where the database tells them, the field (the
+ * column it names, which is the field's name) and the offending value. `referenced`: the write would leave
+ * other rows pointing at a missing item (a delete of a referenced row).
  */
 export interface RecognisedError {
   readonly code: ErrorCode
