@@ -3,23 +3,19 @@
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import knexFactory, { type Knex } from 'knex'
+import type { DialectName } from '../lib/repository/dialects'
+import { ensureDatabase, knexConfig, probe, selectedDialects } from '../spec/support/databases'
 import { collections } from '../fixtures/schema'
 import { seedTables } from '../fixtures/seed'
 import { createTables, dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 
+// The specs' databases and connection settings (PG_URL, MYSQL_URL), under a run name of their own so that a
+// benchmark never drops the tables of a jest run on the same servers.
+process.env.ITEMS_TEST_RUN ??= 'bench'
+
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
-
-const CONNECTIONS: Record<string, Knex.Config> = {
-  sqlite: { client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true, pool: { min: 1, max: 1 } },
-  postgres: { client: 'pg', connection: process.env.PG_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test', pool: { min: 1, max: 8 } },
-  mysql: {
-    client: 'mysql2',
-    connection: { host: '127.0.0.1', user: 'root', password: '', database: 'test', charset: 'utf8mb4' },
-    pool: { min: 1, max: 8 },
-  },
-}
 
 /** The fixture collections behind typical rules: an async row rule with narrowed fields, related scopes, an update filter. */
 const RULED = {
@@ -70,7 +66,7 @@ interface Result {
 }
 
 function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN
 }
 
 async function measure(base: string, request: (typeof REQUESTS)[number], knex: Knex): Promise<Result> {
@@ -112,15 +108,14 @@ async function measure(base: string, request: (typeof REQUESTS)[number], knex: K
   }
 }
 
-async function benchDialect(name: string): Promise<void> {
-  const knex = knexFactory(CONNECTIONS[name])
-  try {
-    await knex.raw('select 1')
-  } catch (error) {
-    console.log(`\n${name}: skipped (${(error as Error).message})`)
-    await knex.destroy()
+async function benchDialect(name: DialectName): Promise<void> {
+  const unreachable = await probe(name)
+  if (unreachable) {
+    console.log(`\n${name}: skipped (${unreachable})`)
     return
   }
+  await ensureDatabase(name)
+  const knex = knexFactory(knexConfig(name))
   await dropTables(knex)
   await createTables(knex)
   await seedTables(knex)
@@ -155,11 +150,7 @@ async function benchDialect(name: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const selected = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres,mysql').split(',').map((name) => name.trim())
-  for (const name of selected) {
-    if (!CONNECTIONS[name]) throw new Error(`Unknown dialect ${name}`)
-    await benchDialect(name)
-  }
+  for (const name of selectedDialects('BENCH_DIALECTS')) await benchDialect(name)
 }
 
 main().catch((error: unknown) => {

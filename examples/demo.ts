@@ -4,7 +4,7 @@ import knexFactory from 'knex'
 import { collections } from '../fixtures/schema'
 import { seedTables } from '../fixtures/seed'
 import { createTables } from '../fixtures/tables'
-import { createItemsRouter } from '../lib'
+import { createItemsRouter, prepareSqliteConnection } from '../lib'
 
 const EXAMPLES = [
   '/api/items/articles?limit=5&fields=id,title,rating',
@@ -28,7 +28,11 @@ async function main(): Promise<void> {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: (db: { pragma(sql: string): void }, done: () => void) => (db.pragma('foreign_keys = ON'), done()),
+      afterCreate: (db: { pragma(sql: string): void }, done: (error: Error | null, db: unknown) => void) => {
+        db.pragma('foreign_keys = ON')
+        prepareSqliteConnection(db)
+        done(null, db)
+      },
     },
   })
   if (!(await knex.schema.hasTable('articles'))) {

@@ -30,6 +30,9 @@ export type {
   WriteAction,
 } from './types'
 
+/** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
+export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'
+
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'
 

@@ -25,8 +25,9 @@ import {
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
-import { dialectOf } from './repository/dialect'
+import { dialectOf } from './repository/dialects'
 import { ItemsRepository } from './repository/items-repository'
+import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
@@ -76,7 +77,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
-  dialect.prepare(config.knex)
 
   const repository = new ItemsRepository(config.knex, dialect)
   const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
@@ -107,6 +107,11 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   const json = express.json({ limit: config.bodyLimit, strict: false })
 
   const router = Object.assign(express.Router(), { events: lifecycle.events })
+  // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
+  const ready = setupCheck(config.knex, dialect, config.logger)
+  router.use(['/items', '/versions'], (_req, _res, next) => {
+    ready().then(() => next(), next)
+  })
   router.use('/items', json)
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))

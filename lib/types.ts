@@ -245,7 +245,10 @@ export interface Logger {
 }
 
 export interface ItemsRouterOptions extends LimitOptions {
-  /** The host's knex instance (better-sqlite3, pg or mysql2 client). The router never opens or closes connections. */
+  /**
+   * The host's knex instance (better-sqlite3, pg or mysql2 client). The router never opens or closes connections.
+   * On SQLite, its `pool.afterCreate` must call `prepareSqliteConnection`.
+   */
   knex: Knex
   /** The collections to serve, by name. Nothing else is reachable. */
   collections: Record<string, CollectionDefinition>

@@ -32,6 +32,11 @@ describe('package', () => {
     expect(output).toBe('function 404')
   })
 
+  it('exports the SQLite connection helper', () => {
+    const output = runNode(['-e', "console.log(typeof require('express-items-router').prepareSqliteConnection)"])
+    expect(output).toBe('function')
+  })
+
   it('ships type declarations for the public surface', () => {
     const declarations = readFileSync(join(root, 'dist', 'index.d.ts'), 'utf8')
     expect(declarations).toContain('createItemsRouter')

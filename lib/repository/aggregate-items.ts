@@ -4,7 +4,7 @@ import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../que
 import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { fromStorage } from './storage'
 
 /**
@@ -63,15 +63,15 @@ function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): 
  * Counts and averages are numbers; sums keep exact types as text (bigInteger, decimal) and numbers otherwise;
  * min and max answer in the field's own JSON form.
  */
-function decode(node: AggregateNode, raw: unknown): unknown {
+function decode(node: AggregateNode, raw: unknown, dialect: Dialect): unknown {
   if (raw === null || raw === undefined) return null
   const field = node.field
   if (field === null || node.fn === 'count' || node.fn === 'countDistinct' || node.fn === 'avg' || node.fn === 'avgDistinct') {
     return Number(raw)
   }
-  if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw)
+  if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw, dialect)
   // Exact sums arrive as decimal text on every database (SQLite's through items_exact_sum).
-  if (field.spec.exact) return fromStorage(field, raw)
+  if (field.spec.exact) return fromStorage(field, raw, dialect)
   return Number(raw)
 }
 
@@ -119,9 +119,9 @@ export async function aggregateItems(
     const item: Item = {}
     aggregate.groupBy.forEach((group, index) => {
       const raw = row[groupAlias(index)]
-      item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw)
+      item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw, dialect)
     })
-    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)])))
+    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)], dialect)))
     return item
   })
 }

@@ -10,7 +10,7 @@ import {
   type PatternOperator,
   type ValueOperator,
 } from '../query/operators'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 
 /** What a comparison is about, and how its values are bound. */
 export interface ComparisonTarget {

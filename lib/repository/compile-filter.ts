@@ -5,7 +5,7 @@ import type { DatePartOperand, FunctionOperand, Search } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { toStorage } from './storage'
 
 type Where = Knex.QueryBuilder

@@ -7,7 +7,7 @@ import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
-import type { Dialect, SqlFragment } from './dialect'
+import type { Dialect, SqlFragment } from './dialects'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
 export type Db = Knex | Knex.Transaction
@@ -112,11 +112,11 @@ export class ItemLoader {
   /** Builds the response objects, loading each relation node once for all rows. */
   private async shape(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
     const pk = collection.primaryKey
-    const keys = rows.map((row) => fromStorage(pk, row[pk.name]) as PrimaryKey)
+    const keys = rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
     const relations = new Map<FieldNode, Map<string, unknown>>()
     for (const node of fields) {
       if (node.kind === 'm2o') {
-        const references = rows.map((row) => fromStorage(node.field, row[node.field.name])).filter((key) => key !== null)
+        const references = rows.map((row) => fromStorage(node.field, row[node.field.name], this.dialect)).filter((key) => key !== null)
         relations.set(node, await this.byKeys(db, node.related, [...new Set(references)] as PrimaryKey[], node.children, node.scope))
       } else if (node.kind === 'o2m') {
         relations.set(node, await this.children(db, node, keys))
@@ -127,7 +127,7 @@ export class ItemLoader {
       for (const node of fields) {
         switch (node.kind) {
           case 'field':
-            item[node.output] = fromStorage(node.field, row[node.field.name])
+            item[node.output] = fromStorage(node.field, row[node.field.name], this.dialect)
             break
           case 'function': {
             const value = row[functionColumn(node.output)]
@@ -135,7 +135,7 @@ export class ItemLoader {
             break
           }
           case 'm2o': {
-            const reference = fromStorage(node.field, row[node.field.name])
+            const reference = fromStorage(node.field, row[node.field.name], this.dialect)
             item[node.output] = reference === null ? null : (relations.get(node)?.get(keyId(reference)) ?? null)
             break
           }
@@ -168,7 +168,7 @@ export class ItemLoader {
       rows.push(...(await qb))
     }
     const items = await this.shape(db, collection, fields, rows)
-    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name])), items[index]!]))
+    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name], this.dialect)), items[index]!]))
   }
 
   /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */
@@ -189,7 +189,7 @@ export class ItemLoader {
     const items = await this.shape(db, related, fields, rows)
     const groups = new Map<string, unknown[]>()
     rows.forEach((row, index) => {
-      const parent = keyId(fromStorage(foreignKey, row[foreignKey.name]))
+      const parent = keyId(fromStorage(foreignKey, row[foreignKey.name], this.dialect))
       const list = groups.get(parent) ?? []
       list.push(node.children === null ? items[index]!.key : items[index]!)
       groups.set(parent, list)

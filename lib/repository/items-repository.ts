@@ -8,7 +8,7 @@ import type { FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import type { Dialect } from './dialect'
+import type { Dialect } from './dialects'
 import { mapDbError } from './map-db-error'
 import { chunk, ItemLoader, keyId, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
@@ -74,7 +74,7 @@ export class ItemsRepository {
     try {
       return await this.knex.transaction(work)
     } catch (error) {
-      throw mapDbError(error, collection)
+      throw mapDbError(error, collection, this.dialect)
     }
   }
 
@@ -116,7 +116,7 @@ export class ItemsRepository {
     try {
       return (await qb.update(this.toRow(payload))) > 0
     } catch (error) {
-      throw mapDbError(error, collection)
+      throw mapDbError(error, collection, this.dialect)
     }
   }
 
@@ -222,10 +222,10 @@ export class ItemsRepository {
     }
     if (this.dialect.insertReturnsKeyWithReturning) {
       const [created] = await insert.returning(pk.column)
-      return fromStorage(pk, created[pk.column]) as PrimaryKey
+      return fromStorage(pk, created[pk.column], this.dialect) as PrimaryKey
     }
     const [id] = await insert
-    return fromStorage(pk, id) as PrimaryKey
+    return fromStorage(pk, id, this.dialect) as PrimaryKey
   }
 
   private async updateKeys(trx: Db, collection: Collection, set: UpdateSet): Promise<void> {

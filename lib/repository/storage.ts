@@ -2,7 +2,7 @@
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
 import { FIELD_TYPES } from '../schema/field-types'
-import type { Dialect } from './dialect'
+import type { Dialect } from './dialects'
 
 /** A canonical value (see schema/field-types.ts) as the parameter bound for `field`'s column. */
 export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.Value {
@@ -26,7 +26,7 @@ export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string
     : `${field.column} as ${field.name}`
 }
 
-/** A value read from `field`'s column to its canonical JSON form. */
-export function fromStorage(field: Field, raw: unknown): unknown {
-  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(raw, field)
+/** A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first. */
+export function fromStorage(field: Field, raw: unknown, dialect: Dialect): unknown {
+  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(dialect.readValue(raw, field.type), field)
 }

@@ -1,6 +1,6 @@
 // The rules of each field type in one table: payload schema, input coercion and the JSON a response carries.
 import type { FieldType } from '../types'
-import { localDateTime, parseDate, parseDateTime, parseTime, parseTimestamp } from './temporal'
+import { parseDate, parseDateTime, parseTime, parseTimestamp } from './temporal'
 
 /** What filter operators and search may do with a type. */
 export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid'
@@ -35,7 +35,10 @@ export interface FieldTypeSpec {
   fromJson(value: unknown): unknown
   /** Query-string text to the canonical form, or undefined when it is not one. */
   fromText(text: string): unknown
-  /** Whatever the driver returned to the canonical form; the same JSON on every database. */
+  /**
+   * A value read from the database to the canonical form; the same JSON on every database. Driver-built values
+   * (Buffer, Date, numbers for exact types) reach it as text: see the dialects' `readValue`.
+   */
   fromDatabase(raw: unknown, field: TypedField): unknown
 }
 
@@ -45,8 +48,6 @@ const INTEGER_TEXT = /^[+-]?\d+$/
 const DECIMAL_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)$/
 const FLOAT_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i
 export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-const asText = (raw: unknown): string => (raw instanceof Date ? localDateTime(raw) : String(raw))
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -141,13 +142,12 @@ const stringSpec = (): FieldTypeSpec => ({
   fromJson: (value) =>
     typeof value === 'string' ? (hasNul(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
   fromText: (text) => (hasNul(text) ? undefined : text),
-  fromDatabase: (raw) => (typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)),
+  fromDatabase: (raw) => String(raw),
 })
 
 function temporalSpec(
   format: string,
   parse: (text: string) => string | null,
-  fromDate: (d: Date) => string,
   parts: FieldTypeSpec['parts'],
   fromNow: (iso: string) => string,
 ): FieldTypeSpec {
@@ -159,7 +159,7 @@ function temporalSpec(
     jsonSchema: () => ({ type: 'string', format }),
     fromJson: (value) => (typeof value === 'string' ? (parse(value) ?? undefined) : undefined),
     fromText: (text) => parse(text) ?? undefined,
-    fromDatabase: (raw) => (raw instanceof Date ? fromDate(raw) : (parse(String(raw)) ?? String(raw))),
+    fromDatabase: (raw) => parse(String(raw)) ?? String(raw),
   }
 }
 
@@ -185,7 +185,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     jsonSchema: () => ({ anyOf: [{ type: 'integer' }, { type: 'string', pattern: INTEGER_TEXT.source }], int64: true }),
     fromJson: bigIntegerFromJson,
     fromText: bigIntegerFromJson,
-    fromDatabase: (raw) => (typeof raw === 'number' ? plainNumberText(raw) : BigInt(String(raw)).toString()),
+    fromDatabase: (raw) => BigInt(String(raw)).toString(),
   },
   float: {
     ...plain,
@@ -213,7 +213,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
           ? formatDecimal(value)
           : undefined,
     fromText: (text) => (DECIMAL_TEXT.test(text) ? formatDecimal(text) : undefined),
-    fromDatabase: (raw, field) => formatDecimal(typeof raw === 'number' ? plainNumberText(raw) : String(raw), field.scale),
+    fromDatabase: (raw, field) => formatDecimal(String(raw), field.scale),
   },
   boolean: {
     ...plain,
@@ -222,31 +222,14 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     jsonSchema: () => ({ type: 'boolean' }),
     fromJson: (value) => (typeof value === 'boolean' ? value : typeof value === 'string' ? booleanFromText(value) : undefined),
     fromText: booleanFromText,
-    fromDatabase: (raw) => (typeof raw === 'string' ? raw === '1' || raw.toLowerCase() === 'true' || raw === 't' : Boolean(raw)),
+    // Text forms: SQLite and MySQL store 1/0, PostgreSQL's text cast gives 't'/'f', other writers 'true'.
+    fromDatabase: (raw) => (typeof raw === 'string' ? raw === '1' || raw === 't' || raw.toLowerCase() === 'true' : Boolean(raw)),
   },
   // `$NOW` is an instant; each temporal type keeps the part of it that it stores (the UTC wall clock).
-  date: temporalSpec(
-    'items-date',
-    parseDate,
-    (d) => localDateTime(d).slice(0, 10),
-    { date: true, time: false },
-    (iso) => iso.slice(0, 10),
-  ),
-  dateTime: temporalSpec('items-date-time', parseDateTime, localDateTime, { date: true, time: true }, (iso) => iso.slice(0, 19)),
-  timestamp: temporalSpec(
-    'items-timestamp',
-    parseTimestamp,
-    (d) => d.toISOString(),
-    { date: true, time: true },
-    (iso) => iso,
-  ),
-  time: temporalSpec(
-    'items-time',
-    parseTime,
-    (d) => localDateTime(d).slice(11),
-    { date: false, time: true },
-    (iso) => iso.slice(11, 19),
-  ),
+  date: temporalSpec('items-date', parseDate, { date: true, time: false }, (iso) => iso.slice(0, 10)),
+  dateTime: temporalSpec('items-date-time', parseDateTime, { date: true, time: true }, (iso) => iso.slice(0, 19)),
+  timestamp: temporalSpec('items-timestamp', parseTimestamp, { date: true, time: true }, (iso) => iso),
+  time: temporalSpec('items-time', parseTime, { date: false, time: true }, (iso) => iso.slice(11, 19)),
   json: {
     ...plain,
     family: 'json',
@@ -254,12 +237,11 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromJson: (value) => value,
     fromText: (text) => text,
     fromDatabase: (raw) => {
-      if (typeof raw !== 'string' && !Buffer.isBuffer(raw)) return raw
-      const text = asText(raw)
+      if (typeof raw !== 'string') return raw
       try {
-        return JSON.parse(text)
+        return JSON.parse(raw)
       } catch {
-        return text
+        return raw
       }
     },
   },

@@ -1,6 +1,6 @@
 // The content-versions table: its DDL for host migrations, and its definition as an internal collection.
 import type { Knex } from 'knex'
-import { dialectOf } from '../repository/dialect'
+import { dialectOf } from '../repository/dialects'
 import type { CollectionDefinition } from '../types'
 
 export const DEFAULT_VERSIONS_TABLE = 'items_versions'

@@ -3,8 +3,9 @@ import type { Express } from 'express'
 import { isDeepStrictEqual } from 'node:util'
 import request from 'supertest'
 import { seed, type ArticleRow, type SampleRow } from '../../fixtures/seed'
+import type { DialectName } from '../../lib/repository/dialects'
 import { createApp } from '../support/app'
-import { forEachDialect, type DialectName } from '../support/dialects'
+import { forEachDialect } from '../support/dialects'
 import { expectInvalidQuery } from '../support/expect-error'
 
 type Scalar = string | number | boolean | null

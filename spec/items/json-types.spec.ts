@@ -2,8 +2,9 @@
 import type { Express } from 'express'
 import request from 'supertest'
 import { seed, type SampleRow } from '../../fixtures/seed'
+import type { DialectName } from '../../lib/repository/dialects'
 import { createApp } from '../support/app'
-import { forEachDialect, type DialectName } from '../support/dialects'
+import { forEachDialect } from '../support/dialects'
 
 const SAMPLE_FIELDS = [
   'id',

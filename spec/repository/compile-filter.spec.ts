@@ -2,10 +2,9 @@
 import knexFactory, { type Knex } from 'knex'
 import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/repository/compile-filter'
-import { dialectOf } from '../../lib/repository/dialect'
+import { dialectOf, type DialectName } from '../../lib/repository/dialects'
 import { collection as fixtureCollection, openSchema, PARSER_LIMITS } from '../support/schema'
 
-type DialectName = 'sqlite' | 'postgres' | 'mysql'
 interface Sql {
   sql: string
   bindings: unknown[]

@@ -1,4 +1,5 @@
-// Every field type turns text, JSON and each driver's raw values into one canonical form, whatever the host zone.
+// Every field type turns text, JSON and database values (as the dialects hand them over) into one canonical form,
+// whatever the host zone. The drivers' own value forms are in spec/repository/dialects/read-value.spec.ts.
 import { FIELD_TYPES, formatDecimal, type TypedField } from '../../lib/schema/field-types'
 import { localDateTime, parseDate, parseDateTime, parseTime, parseTimestamp, resolveNow } from '../../lib/schema/temporal'
 import type { FieldType } from '../../lib/types'
@@ -314,9 +315,6 @@ describe('FIELD_TYPES.bigInteger', () => {
   it.each<[unknown, string]>([
     ['9007199254740993', '9007199254740993'],
     ['-9223372036854775808', '-9223372036854775808'],
-    [42, '42'],
-    [0, '0'],
-    [1e21, '1000000000000000000000'],
     [BigInt('9223372036854775807'), '9223372036854775807'],
   ])('fromDatabase(%p) = %p', (raw, expected) => {
     expect(bigInteger.fromDatabase(raw, plain('bigInteger'))).toBe(expected)
@@ -408,21 +406,12 @@ describe('FIELD_TYPES.decimal', () => {
   })
 
   it.each<[unknown, number | undefined, string]>([
-    // PostgreSQL and MySQL hand decimals over as text, SQLite as numbers.
     ['12.50', 2, '12.50'],
     ['-3.00', 2, '-3.00'],
     ['0.05', 2, '0.05'],
     ['99999.99', 2, '99999.99'],
     ['1.000000', undefined, '1'],
     ['12.5000', 2, '12.50'],
-    [12.5, 2, '12.50'],
-    [-3, 2, '-3.00'],
-    [0, 2, '0.00'],
-    [0.05, 2, '0.05'],
-    [1, 2, '1.00'],
-    [99999.99, 2, '99999.99'],
-    [0.1, undefined, '0.1'],
-    [1e-7, undefined, '0.0000001'],
   ])('fromDatabase(%p, scale %p) = %p', (raw, scale, expected) => {
     expect(decimal.fromDatabase(raw, plain('decimal', { scale }))).toBe(expected)
   })
@@ -465,8 +454,6 @@ describe('FIELD_TYPES.boolean', () => {
     [0, false],
     ['1', true],
     ['0', false],
-    ['t', true],
-    ['f', false],
     ['true', true],
     ['TRUE', true],
     ['false', false],
@@ -503,17 +490,11 @@ describe('FIELD_TYPES temporal types', () => {
   })
 
   it.each<[FieldType, unknown, string]>([
-    // Drivers build Date objects for zone-less columns in the process zone: the local fields are the value.
-    ['date', new Date(2024, 1, 29), '2024-02-29'],
-    ['date', new Date(1999, 11, 31), '1999-12-31'],
     ['date', '2024-02-29', '2024-02-29'],
     ['date', '2024-02-29 00:00:00', '2024-02-29'],
-    ['dateTime', new Date(2024, 2, 10, 2, 30, 0), '2024-03-10T02:30:00'],
-    ['dateTime', new Date(2000, 0, 1, 0, 0, 0), '2000-01-01T00:00:00'],
     ['dateTime', '2024-12-31 23:59:59', '2024-12-31T23:59:59'],
     ['dateTime', '2024-12-31T23:59:59', '2024-12-31T23:59:59'],
     ['dateTime', '2024-12-31 23:59:59.000000', '2024-12-31T23:59:59'],
-    ['timestamp', new Date(Date.UTC(2024, 4, 1, 10, 0, 0)), '2024-05-01T10:00:00.000Z'],
     ['timestamp', '2024-05-01 15:30:00+05:30', '2024-05-01T10:00:00.000Z'],
     ['timestamp', '2024-12-31 23:30:00.123+00', '2024-12-31T23:30:00.123Z'],
     ['timestamp', '2024-05-01T10:00:00.000Z', '2024-05-01T10:00:00.000Z'],
@@ -522,7 +503,6 @@ describe('FIELD_TYPES temporal types', () => {
     ['timestamp', '1970-01-01 00:00:00', '1970-01-01T00:00:00.000Z'],
     ['time', '07:30:00', '07:30:00'],
     ['time', '23:59:59.000000', '23:59:59'],
-    ['time', new Date(2024, 0, 1, 7, 30, 0), '07:30:00'],
   ])('%s.fromDatabase(%p) = %p', (type, raw, expected) => {
     expect(FIELD_TYPES[type].fromDatabase(raw, plain(type))).toBe(expected)
   })
@@ -542,7 +522,6 @@ describe('FIELD_TYPES string, uuid and json', () => {
 
   it.each<[unknown, string]>([
     ['Straße', 'Straße'],
-    [Buffer.from('Ünïcödé 🚀', 'utf8'), 'Ünïcödé 🚀'],
     [42, '42'],
   ])('text.fromDatabase(%p) = %p', (raw, expected) => {
     expect(FIELD_TYPES.text.fromDatabase(raw, plain('text'))).toBe(expected)
@@ -572,7 +551,6 @@ describe('FIELD_TYPES string, uuid and json', () => {
     ['number text', '42', 42],
     ['string text', '"just a string"', 'just a string'],
     ['null text', 'null', null],
-    ['a Buffer', Buffer.from('{"ü":"✓"}', 'utf8'), { ü: '✓' }],
     ['an already parsed object (jsonb)', { a: [1] }, { a: [1] }],
     ['an already parsed number', 42, 42],
     ['an already parsed boolean', false, false],

@@ -1,8 +1,7 @@
 // Test support: knex configurations for the three test databases, per-worker database creation, reachability probes.
 import knexFactory, { type Knex } from 'knex'
-
-export type DialectName = 'sqlite' | 'postgres' | 'mysql'
-export const ALL_DIALECTS: readonly DialectName[] = ['sqlite', 'postgres', 'mysql']
+import { prepareSqliteConnection } from '../../lib'
+import { DIALECT_NAMES, type DialectName } from '../../lib/repository/dialects'
 
 const CONNECT_TIMEOUT_MS = 3000
 const PG_BASE = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
@@ -10,16 +9,16 @@ const MYSQL_BASE = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306'
 /** Where the global setup leaves `{ [dialect]: reason }` for the servers it could not reach. */
 export const UNREACHABLE_ENV = 'ITEMS_TEST_UNREACHABLE'
 
-/** The dialects selected by `DIALECTS=sqlite,postgres` (default: all). */
-export function selectedDialects(): DialectName[] {
-  const raw = process.env.DIALECTS?.trim()
-  if (!raw) return [...ALL_DIALECTS]
+/** The dialects selected by `DIALECTS=sqlite,postgres` (default: all); the benchmarks read `BENCH_DIALECTS`. */
+export function selectedDialects(variable = 'DIALECTS'): DialectName[] {
+  const raw = process.env[variable]?.trim()
+  if (!raw) return [...DIALECT_NAMES]
   const names = raw
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean)
-  const unknown = names.filter((name) => !ALL_DIALECTS.includes(name as DialectName))
-  if (unknown.length) throw new Error(`DIALECTS lists unknown dialect(s): ${unknown.join(', ')}`)
+  const unknown = names.filter((name) => !(DIALECT_NAMES as readonly string[]).includes(name))
+  if (unknown.length) throw new Error(`${variable} lists unknown dialect(s): ${unknown.join(', ')}`)
   return names as DialectName[]
 }
 
@@ -68,6 +67,7 @@ export function knexConfig(name: DialectName): Knex.Config {
           max: 1,
           afterCreate: (conn: { pragma(source: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
             conn.pragma('foreign_keys = ON')
+            prepareSqliteConnection(conn)
             done(null, conn)
           },
         },

@@ -2,9 +2,8 @@
 import knexFactory, { type Knex } from 'knex'
 import { resetTables, seedTables, type SeedOptions } from '../../fixtures/seed'
 import { createTables, dropTables } from '../../fixtures/tables'
-import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV, type DialectName } from './databases'
-
-export type { DialectName }
+import type { DialectName } from '../../lib/repository/dialects'
+import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV } from './databases'
 
 export interface QueryCount<T> {
   result: T

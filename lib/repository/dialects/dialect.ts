@@ -1,0 +1,142 @@
+// The Dialect interface: every difference between SQLite, PostgreSQL and MySQL/MariaDB that lib/ has to know,
+// as members of one object per database. Each member's doc says what each of the three does.
+import type { Knex } from 'knex'
+import type { ErrorCode } from '../../errors'
+import type { PatternSpec } from '../../query/operators'
+import type { DatePart } from '../../query/query'
+import type { Collection } from '../../schema/collection'
+import type { FieldType } from '../../types'
+
+/** The supported databases, in the order specs and benchmarks run them. */
+export const DIALECT_NAMES = ['sqlite', 'postgres', 'mysql'] as const
+
+export type DialectName = (typeof DIALECT_NAMES)[number]
+
+/** SQL with `?` / `??` placeholders; a binding may be a subquery builder, which knex inlines in parentheses. */
+export interface SqlFragment {
+  readonly sql: string
+  readonly bindings: readonly Knex.RawBinding[]
+}
+
+/**
+ * What a driver error says in the API's terms: the code, and where the database tells them, the field (the
+ * column it names, which is the field's name) and the offending value. `referenced`: the write would leave
+ * other rows pointing at a missing item (a delete of a referenced row).
+ */
+export interface RecognisedError {
+  readonly code: ErrorCode
+  readonly field?: string
+  readonly value?: string
+  readonly referenced?: boolean
+}
+
+export interface Dialect {
+  readonly name: DialectName
+  /**
+   * An insert answers the new primary key only through `RETURNING` (PostgreSQL). SQLite and MySQL report the
+   * last inserted id instead, which knex hands back as the insert's result.
+   */
+  readonly insertReturnsKeyWithReturning: boolean
+  /**
+   * An ORDER BY term for `expression`. Every database sorts NULL first ascending and last descending, and text
+   * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its
+   * locale collations order text by language rules, so it gets `NULLS FIRST/LAST` and `COLLATE "C"`; MySQL's
+   * `_ci` collations do likewise, so text sorts on its bytes there; SQLite's defaults already agree.
+   */
+  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean): SqlFragment
+  /**
+   * How a bound text value is wrapped so that `=`, `<>` and `IN` compare exactly (case, accents and trailing
+   * spaces count): MySQL compares bytes; null for PostgreSQL and SQLite, whose plain comparison is exact.
+   */
+  readonly exactText: string | null
+  /**
+   * Types read through a cast to text, so the value does not depend on the driver's type parsers or the
+   * connection's time zone: MySQL's DATETIME parsing follows mysql2's `timezone` option and its BIGINT parsing
+   * `supportBigNumbers`; PostgreSQL's Date objects follow the process zone; SQLite rounds big integers to doubles.
+   * JSON columns arrive parsed from pg and MySQL but as text from MariaDB and SQLite; as text, a stored JSON
+   * string such as "42" is parsed exactly once.
+   */
+  readonly readAsText: ReadonlySet<FieldType>
+  /** The cast applied to those columns; `??` is the column. MySQL casts to CHAR, the others to TEXT. */
+  readonly textCast: string
+  /**
+   * Most bound parameters in one statement; `IN` lists are chunked below it. PostgreSQL's protocol and MySQL's
+   * prepared statements count parameters in 16 bits; SQLite allows 32,766 since 3.32.
+   */
+  readonly maxParameters: number
+  /**
+   * The stored form of a timestamp (an ISO-8601 UTC string in). PostgreSQL's timestamptz and SQLite's text take
+   * the ISO string; MySQL's DATETIME takes the UTC wall clock without a zone.
+   */
+  timestampToStorage(iso: string): string
+  /**
+   * A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. PostgreSQL uses
+   * LIKE and ILIKE; MySQL LIKE on bytes, lower-casing both sides for the insensitive match; SQLite GLOB, and
+   * LIKE over `items_fold()` for the insensitive match.
+   */
+  pattern(column: string, term: string, spec: PatternSpec): { sql: string; bindings: string[] }
+  /**
+   * An integer part of a date or time value: ISO week, weekday 0 = Sunday. Timestamps are read in UTC
+   * (PostgreSQL's EXTRACT would use the session's time zone); the others are wall-clock values already.
+   * PostgreSQL uses EXTRACT, MySQL its named functions, SQLite strftime.
+   */
+  datePart(part: DatePart, type: FieldType, value: SqlFragment): SqlFragment
+  /**
+   * A numeric expression as a double, so averages do not depend on each database's decimal arithmetic:
+   * a cast on PostgreSQL and SQLite, adding a float literal on MySQL.
+   */
+  toDouble(sql: string): string
+  /**
+   * A text expression that groups and counts distinct values exactly (case, accents and trailing spaces
+   * count), as filters and sort already do: MySQL's bytes; the identity on PostgreSQL and SQLite, whose
+   * default collation is already exact.
+   */
+  exactTextValue(sql: string): string
+  /**
+   * An aggregate summing decimals and big integers exactly, for databases whose own sum rounds them (SQLite
+   * adds doubles and overflows past 64 bits); null where `sum` is exact (PostgreSQL, MySQL).
+   */
+  readonly exactSum: string | null
+  /**
+   * Adds a text column whose equality and unique indexes compare exactly; MySQL's default collations would
+   * make "Draft", "draft" and "draft " one value, so it stores bytes there. A plain string column elsewhere.
+   */
+  exactStringColumn(table: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder
+  /**
+   * Checks once, before the router serves its first request, that the host's connections can run the SQL this
+   * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which the host
+   * registers per connection with `prepareSqliteConnection` in knex's `pool.afterCreate`; null where there is
+   * nothing to check (PostgreSQL, MySQL).
+   */
+  readonly checkSetup: ((knex: Knex) => Promise<string | null>) | null
+  /**
+   * Run after inserting explicit values into an auto-increment key, or null where the database moves its
+   * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.
+   */
+  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
+  /**
+   * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
+   * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and
+   * names an index, not a column, in its message; SQLite answers extended `SQLITE_CONSTRAINT_*` codes and names
+   * `table.column` in its message.
+   */
+  recogniseError(error: DriverError, collection: Collection): RecognisedError | null
+  /**
+   * A value as the driver returned it, in the plain form the field type table parses (`fromDatabase`): text for
+   * dates and exact numbers, text for bytes. pg builds Dates for date and timestamp columns and answers booleans
+   * cast to text as 't'/'f'; mysql2 builds Dates and Buffers; better-sqlite3 answers numbers for numeric values
+   * and Buffers for BLOBs. Every driver may answer numbers for big integers and decimals (insert ids, type parsers).
+   * Columns in `readAsText` already arrive as text; this covers the rest and any value read some other way.
+   */
+  readValue(raw: unknown, type: FieldType): unknown
+}
+
+/** The parts of a driver's error the dialects read; each driver sets its own subset. */
+export interface DriverError {
+  readonly code?: unknown
+  readonly message?: unknown
+  /** pg */
+  readonly column?: unknown
+  /** pg */
+  readonly detail?: unknown
+}

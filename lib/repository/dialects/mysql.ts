@@ -1,0 +1,92 @@
+// MySQL and MariaDB through mysql2: byte comparisons where the default collations would fold case and accents.
+import type { DatePart } from '../../query/query'
+import type { Collection } from '../../schema/collection'
+import type { FieldType } from '../../types'
+import type { Dialect, DriverError, RecognisedError } from './dialect'
+import { bufferText, dateText, numberText } from './driver-values'
+import { likePattern } from './like-pattern'
+
+const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
+  year: (v) => `YEAR(${v})`,
+  month: (v) => `MONTH(${v})`,
+  week: (v) => `WEEK(${v}, 3)`,
+  day: (v) => `DAYOFMONTH(${v})`,
+  weekday: (v) => `(DAYOFWEEK(${v}) - 1)`,
+  hour: (v) => `HOUR(${v})`,
+  minute: (v) => `MINUTE(${v})`,
+  second: (v) => `SECOND(${v})`,
+}
+
+/** MySQL names the index, not the column: PRIMARY, or knex's `<table>_<column>_unique`, or the column itself. */
+function fieldOfIndex(index: string | undefined, collection: Collection): string | undefined {
+  if (index === undefined) return undefined
+  const name = index.includes('.') ? index.slice(index.lastIndexOf('.') + 1) : index
+  if (name === 'PRIMARY') return collection.primaryKey.name
+  return collection.fields.find((field) => name === field.column || name === `${collection.table}_${field.column}_unique`)?.name
+}
+
+/** The codes are mysql2's names for the server's error numbers; the names are in the message only. */
+function recogniseError(error: DriverError, collection: Collection): RecognisedError | null {
+  const message = typeof error.message === 'string' ? error.message : ''
+  const quoted = (pattern: RegExp): string | undefined => pattern.exec(message)?.[1]
+  switch (error.code) {
+    case 'ER_DUP_ENTRY':
+      return {
+        code: 'RECORD_NOT_UNIQUE',
+        field: fieldOfIndex(quoted(/for key '([^']+)'/), collection),
+        value: quoted(/Duplicate entry '(.*)' for key/),
+      }
+    case 'ER_NO_REFERENCED_ROW':
+    case 'ER_NO_REFERENCED_ROW_2':
+      return { code: 'INVALID_FOREIGN_KEY', field: quoted(/FOREIGN KEY \(`([^`]+)`\)/) }
+    case 'ER_ROW_IS_REFERENCED':
+    case 'ER_ROW_IS_REFERENCED_2':
+      return { code: 'INVALID_FOREIGN_KEY', referenced: true }
+    case 'ER_BAD_NULL_ERROR':
+      return { code: 'NOT_NULL_VIOLATION', field: quoted(/Column '([^']+)'/) }
+    case 'ER_NO_DEFAULT_FOR_FIELD':
+      return { code: 'NOT_NULL_VIOLATION', field: quoted(/Field '([^']+)'/) }
+    case 'ER_DATA_TOO_LONG':
+      return { code: 'VALUE_TOO_LONG', field: quoted(/column '([^']+)'/) }
+    case 'ER_WARN_DATA_OUT_OF_RANGE':
+      return { code: 'VALUE_OUT_OF_RANGE', field: quoted(/column '([^']+)'/) }
+    case 'ER_TRUNCATED_WRONG_VALUE':
+    case 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD':
+      return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+    default:
+      return null
+  }
+}
+
+export const mysql: Dialect = {
+  name: 'mysql',
+  insertReturnsKeyWithReturning: false,
+  orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
+  exactText: 'CAST(? AS BINARY)',
+  readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp', 'json']),
+  textCast: 'CAST(?? AS CHAR)',
+  maxParameters: 65_000,
+  // DATETIME holds no zone, and MariaDB refuses a trailing `Z`: store the UTC wall clock.
+  timestampToStorage: (iso) => iso.slice(0, 23).replace('T', ' '),
+  datePart: (part, _type, { sql, bindings }) => ({ sql: PARTS[part](sql), bindings }),
+  // A float literal makes the whole expression a DOUBLE (CAST AS DOUBLE needs MySQL 8.0.17 / MariaDB 10.4.5).
+  toDouble: (sql) => `(${sql} + 0e0)`,
+  // Up to four bytes per character in UTF-8.
+  exactStringColumn: (table, name, length) => table.specificType(name, `varbinary(${length * 4})`),
+  // Bytes, not a _bin collation: those pad with spaces ("abc" = "abc "). Converting first makes the bytes
+  // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
+  exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
+  exactSum: null,
+  checkSetup: null,
+  syncAutoIncrement: null,
+  // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
+  // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
+  pattern: (column, term, spec) => ({
+    sql: spec.insensitive
+      ? `LOWER(??) ${spec.negate ? 'NOT ' : ''}LIKE CAST(LOWER(?) AS BINARY)`
+      : `?? ${spec.negate ? 'NOT ' : ''}LIKE CAST(? AS BINARY)`,
+    bindings: [column, likePattern(term, spec.anchor)],
+  }),
+  recogniseError,
+  readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
+}

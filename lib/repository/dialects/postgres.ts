@@ -1,0 +1,85 @@
+// PostgreSQL through pg: RETURNING, ILIKE, EXTRACT, and a sequence to keep in step with explicit keys.
+import type { DatePart } from '../../query/query'
+import type { FieldType } from '../../types'
+import type { Dialect, DriverError, RecognisedError } from './dialect'
+import { dateText, numberText } from './driver-values'
+import { likePattern } from './like-pattern'
+
+const PARTS: Readonly<Record<DatePart, string>> = {
+  year: 'YEAR',
+  month: 'MONTH',
+  week: 'WEEK',
+  day: 'DAY',
+  weekday: 'DOW',
+  hour: 'HOUR',
+  minute: 'MINUTE',
+  second: 'SECOND',
+}
+
+/** SQLSTATE classes 23 (integrity) and 22 (data), as https://www.postgresql.org/docs/current/errcodes-appendix.html lists them. */
+function recogniseError(error: DriverError): RecognisedError | null {
+  const detail = typeof error.detail === 'string' ? error.detail : ''
+  // "Key (email)=(ada@example.com) already exists." / "Key (author)=(99) is not present in table ..."
+  const key = /Key \(([^)]+)\)=\((.*)\)/.exec(detail)
+  const keyed = key ? { field: key[1], value: key[2] } : {}
+  switch (error.code) {
+    case '23505':
+      return { code: 'RECORD_NOT_UNIQUE', ...keyed }
+    // On a delete, the key in the detail is the deleted item's own, not a foreign key.
+    case '23503':
+      return detail.includes('still referenced')
+        ? { code: 'INVALID_FOREIGN_KEY', referenced: true }
+        : { code: 'INVALID_FOREIGN_KEY', ...keyed }
+    case '23502':
+      return { code: 'NOT_NULL_VIOLATION', field: typeof error.column === 'string' ? error.column : undefined }
+    case '22001':
+      return { code: 'VALUE_TOO_LONG' }
+    case '22003':
+      return { code: 'VALUE_OUT_OF_RANGE' }
+    case '22P02':
+    case '22007':
+    case '22008':
+      return { code: 'INVALID_PAYLOAD' }
+    default:
+      return null
+  }
+}
+
+export const postgres: Dialect = {
+  name: 'postgres',
+  insertReturnsKeyWithReturning: true,
+  orderBy: ({ sql, bindings }, direction, text) => ({
+    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
+    bindings,
+  }),
+  exactText: null,
+  readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp', 'json']),
+  textCast: 'CAST(?? AS TEXT)',
+  maxParameters: 65_000,
+  timestampToStorage: (iso) => iso,
+  toDouble: (sql) => `CAST(${sql} AS DOUBLE PRECISION)`,
+  exactStringColumn: (table, name, length) => table.string(name, length),
+  exactTextValue: (sql) => sql,
+  exactSum: null,
+  // FLOOR: seconds come with a fraction, and a cast alone would round 59.9 up to 60.
+  datePart: (part, type, { sql, bindings }) => ({
+    sql: `CAST(FLOOR(EXTRACT(${PARTS[part]} FROM ${sql}${type === 'timestamp' ? " AT TIME ZONE 'UTC'" : ''})) AS INTEGER)`,
+    bindings,
+  }),
+  checkSetup: null,
+  // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
+  syncAutoIncrement: (db, table, column) =>
+    db.raw(
+      `select setval(seq, top) from (select pg_get_serial_sequence(?, ?) as seq, (select max(??) from ??) as top) as s
+       where seq is not null and top > coalesce(pg_sequence_last_value(seq::regclass), 0)`,
+      [table, column, column, table],
+    ),
+  // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
+  pattern: (column, term, spec) => ({
+    sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
+    bindings: [column, likePattern(term, spec.anchor)],
+  }),
+  recogniseError,
+  // A boolean read through a text cast is PostgreSQL's own text form.
+  readValue: (raw, type) => numberText(dateText(raw, type), type),
+}
