@@ -1,7 +1,7 @@
 // Turns a driver error its dialect recognised into the API's error; the original is kept as `cause` for logs
 // and never sent to the client. Errors the dialect does not recognise pass through unchanged (500).
 import { ItemsError, type ErrorCode } from '../errors'
-import type { Collection } from '../schema/collection'
+import { isHidden, type Collection } from '../schema/collection'
 import type { Dialect } from './dialects'
 
 const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
@@ -19,7 +19,8 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
   const mapped = dialect.recogniseError(error, collection)
   if (!mapped) return error
   // Only names the schema knows are reported: a column the API does not expose stays unnamed.
-  const field = mapped.field && collection.members.has(mapped.field) && !isHidden(collection, mapped.field) ? mapped.field : undefined
+  const member = mapped.field === undefined ? undefined : collection.members.get(mapped.field)
+  const field = member && !isHidden(member) ? member.name : undefined
   const extensions = {
     collection: collection.name,
     ...(field ? { field } : {}),
@@ -33,9 +34,4 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
   const base = MESSAGES[mapped.code] ?? mapped.code
   const message = mapped.code === 'INVALID_PAYLOAD' ? base : `${base}${field ? ` (field "${field}")` : ''}.`
   return new ItemsError(mapped.code, message, extensions, { cause: error })
-}
-
-function isHidden(collection: Collection, name: string): boolean {
-  const member = collection.members.get(name)
-  return member?.kind === 'field' && member.hidden
 }

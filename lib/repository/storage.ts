@@ -1,7 +1,6 @@
 // Converts canonical API values to bound parameters, and selects columns so they read back canonically.
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
 import type { Dialect } from './dialects'
 
 /** A canonical value (see schema/field-types.ts) as the parameter bound for `field`'s column. */
@@ -28,5 +27,5 @@ export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string
 
 /** A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first. */
 export function fromStorage(field: Field, raw: unknown, dialect: Dialect): unknown {
-  return raw === null || raw === undefined ? null : FIELD_TYPES[field.type].fromDatabase(dialect.readValue(raw, field.type), field)
+  return raw === null || raw === undefined ? null : field.spec.fromDatabase(dialect.readValue(raw, field.type), field)
 }
