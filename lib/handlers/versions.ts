@@ -1,8 +1,7 @@
 // /versions: list, read, create, rename, delete, save, compare and promote content versions (see
 // versions-scope.ts for who may manage them).
 import { ForbiddenError } from '../errors'
-import { keyIn } from '../query/filter-node'
-import { both } from '../query/filter-node'
+import { both, fieldIn } from '../query/filter-node'
 import { isPlainObject } from '../is-plain-object'
 import { sendData, sendNoContent } from './envelope'
 import { readBody } from './request'
@@ -14,7 +13,7 @@ export const listVersions: VersionsHandler = async (_req, res, { versions, schem
   for (const collection of schema.collections.values()) {
     if (collection.versioning && (await mayManage(collection))) managed.push(collection.name)
   }
-  const scope = keyIn(versions.fields.collection, managed)
+  const scope = fieldIn(versions.fields.collection, managed)
   const parsed = query(versions.collection)
   const page = await versions.list({ ...parsed, scope, filter: both(scope, parsed.filter) })
   sendData(res, page.items, page.meta)

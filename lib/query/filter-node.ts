@@ -58,8 +58,8 @@ export function both(a: FilterNode | null, b: FilterNode | null): FilterNode | n
   return { kind: 'and', children: [a, b] }
 }
 
-/** `field IN (values)`: the items with these keys. */
-export function keyIn(field: Field, values: readonly Scalar[]): ComparisonNode {
+/** `field IN (values)`. */
+export function fieldIn(field: Field, values: readonly Scalar[]): ComparisonNode {
   return { kind: 'comparison', field, operator: '_in', value: values }
 }
 

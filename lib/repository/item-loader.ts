@@ -2,7 +2,7 @@
 // (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
-import type { FilterNode } from '../query/filter-node'
+import { fieldIn, type FilterNode } from '../query/filter-node'
 import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
@@ -209,7 +209,7 @@ export class ItemLoader {
     parents: readonly PrimaryKey[],
     selection: Selection,
   ): Promise<Row[]> {
-    const byParent: FilterNode = { kind: 'comparison', field: foreignKey, operator: '_in', value: parents }
+    const byParent = fieldIn(foreignKey, parents)
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
     const order = this.orderTerms(related, selection)
     if (selection.limit === null && selection.offset === 0) {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import { ForbiddenError, InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import type { FieldNode, Query, Search, Selection } from '../query/query'
-import type { FilterNode } from '../query/filter-node'
+import { fieldIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
@@ -193,7 +193,7 @@ export class ItemsRepository {
   }
 
   private withKeys(collection: Collection, keys: readonly PrimaryKey[], filter: FilterNode | null): FilterNode {
-    const byKey: FilterNode = { kind: 'comparison', field: collection.primaryKey, operator: '_in', value: keys }
+    const byKey = fieldIn(collection.primaryKey, keys)
     return filter ? { kind: 'and', children: [byKey, filter] } : byKey
   }
 
