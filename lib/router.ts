@@ -114,6 +114,8 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   })
   router.use('/items', json)
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
+  // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
+  router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
   router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))
   router.delete('/items/:collection', items(bySingleton(notServedOnSingletons, deleteItems)))
