@@ -17,10 +17,12 @@ import {
   compareVersion,
   createVersion,
   deleteVersion,
+  deleteVersions,
   listVersions,
   promoteVersion,
   readVersion,
   renameVersion,
+  renameVersions,
   saveVersion,
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
@@ -129,6 +131,8 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.use('/versions', json)
   router.get('/versions', version(listVersions))
   router.post('/versions', version(createVersion))
+  router.patch('/versions', version(renameVersions))
+  router.delete('/versions', version(deleteVersions))
   router.get('/versions/:id', version(readVersion))
   router.patch('/versions/:id', version(renameVersion))
   router.delete('/versions/:id', version(deleteVersion))

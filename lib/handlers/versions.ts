@@ -1,6 +1,6 @@
 // /versions: list, read, create, rename, delete, save, compare and promote content versions (see
 // versions-scope.ts for who may manage them).
-import { ForbiddenError } from '../errors'
+import { ForbiddenError, InvalidPayloadError } from '../errors'
 import { both, fieldIn } from '../query/filter-node'
 import { isPlainObject } from '../is-plain-object'
 import { sendData, sendNoContent } from './envelope'
@@ -24,12 +24,39 @@ export const readVersion: VersionsHandler = async (_req, res, { versions, versio
   sendData(res, await stored((await version()).id))
 }
 
+/** One version, or (as @directus/sdk's createContentVersions sends) an array of them, created in order. */
 export const createVersion: VersionsHandler = async (req, res, { versions, schema, mayManage, stored }) => {
   const body = readBody(req)
-  if (isPlainObject(body) && schema.collections.has(String(body.collection))) {
-    if (!(await mayManage(versions.versionedCollection(body.collection)))) throw new ForbiddenError()
+  const inputs = Array.isArray(body) ? body : [body]
+  // Every entry's collection is checked before the first is created, so a refused entry writes nothing.
+  for (const input of inputs) {
+    if (isPlainObject(input) && schema.collections.has(String(input.collection))) {
+      if (!(await mayManage(versions.versionedCollection(input.collection)))) throw new ForbiddenError()
+    }
   }
-  sendData(res, await stored(await versions.create(body)))
+  const created: unknown[] = []
+  for (const id of await versions.createMany(inputs)) created.push(await stored(id))
+  sendData(res, Array.isArray(body) ? created : created[0])
+}
+
+/** `PATCH /versions` with `{ keys, data }`: renames each version (updateContentVersions). */
+export const renameVersions: VersionsHandler = async (req, res, { versions, versionsByKeys, stored }) => {
+  await versions.ready()
+  const body = readBody(req)
+  if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be { "keys": [...], "data": { ... } }')
+  const found = await versionsByKeys(body.keys)
+  for (const { id } of found) await versions.rename(id, body.data)
+  const renamed: unknown[] = []
+  for (const { id } of found) renamed.push(await stored(id))
+  sendData(res, renamed)
+}
+
+/** `DELETE /versions` with an array of ids (deleteContentVersions); all are checked before any is deleted. */
+export const deleteVersions: VersionsHandler = async (req, res, { versions, versionsByKeys }) => {
+  await versions.ready()
+  const found = await versionsByKeys(readBody(req))
+  for (const { id } of found) await versions.remove(id)
+  sendNoContent(res)
 }
 
 export const renameVersion: VersionsHandler = async (req, res, { versions, version, stored }) => {

@@ -39,6 +39,9 @@ const scalarNodes = (collection: Collection): FieldNode[] =>
 
 type VersionField = keyof Version
 
+/** The stored row of a version about to be created. */
+type NewVersion = Omit<Version, 'id'> & { readonly key: string; readonly hash: string; readonly delta: null }
+
 export class VersionsService {
   /** The versions table's fields, by name. */
   readonly fields: Readonly<Record<VersionField, Field>>
@@ -164,6 +167,36 @@ export class VersionsService {
   }
 
   async create(body: unknown): Promise<number> {
+    return (await this.createMany([body]))[0]!
+  }
+
+  /**
+   * Creates versions in order, in one transaction; every entry is checked (its item exists, its key is free, no
+   * two entries share an item and key) before the first is written, so a refused entry writes nothing.
+   */
+  async createMany(bodies: readonly unknown[]): Promise<number[]> {
+    const rows: Payload[] = []
+    const keys: string[] = []
+    const seen = new Set<string>()
+    for (const body of bodies) {
+      const values = await this.newVersion(body)
+      const id = JSON.stringify([values.collection, values.item, values.key])
+      if (seen.has(id)) throw this.keyTaken(values.key)
+      seen.add(id)
+      keys.push(values.key)
+      rows.push(this.payload(values))
+    }
+    return this.write((trx) => this.repository.create(trx, this.collection, rows)).then(
+      (ids) => ids as number[],
+      (error: unknown) => {
+        // A concurrent create of the same key passed the checks; the unique index caught it.
+        throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(keys.join('", "')) : error
+      },
+    )
+  }
+
+  /** The row of a new version, checked against the schema and the versions already stored. */
+  private async newVersion(body: unknown): Promise<NewVersion> {
     if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be a JSON object')
     const extra = Object.keys(body).filter((key) => !['key', 'name', 'collection', 'item'].includes(key))
     if (extra.length > 0) throw new InvalidPayloadError(`Unknown version field "${extra[0]}"`)
@@ -174,7 +207,7 @@ export class VersionsService {
     const hash = await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
-    const values = {
+    return {
       key,
       name: this.checkName(body.name),
       collection: collection.name,
@@ -184,11 +217,6 @@ export class VersionsService {
       date_created: now,
       date_updated: now,
     }
-    const [id] = await this.write((trx) => this.repository.create(trx, this.collection, [this.payload(values)])).catch((error: unknown) => {
-      // A concurrent create of the same key passed the check above; the unique index caught it.
-      throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(key) : error
-    })
-    return id as number
   }
 
   async rename(id: number, body: unknown): Promise<void> {
