@@ -39,15 +39,32 @@ export const createVersion: VersionsHandler = async (req, res, { versions, schem
   sendData(res, Array.isArray(body) ? created : created[0])
 }
 
-/** `PATCH /versions` with `{ keys, data }`: renames each version (updateContentVersions). */
+/**
+ * `PATCH /versions`: `{ keys, data }` renames each version the same way (updateContentVersions); an array of
+ * `{ id, name?, key? }` renames each its own way (updateContentVersionsBatch). Every id is checked first.
+ */
 export const renameVersions: VersionsHandler = async (req, res, { versions, versionsByKeys, stored }) => {
   await versions.ready()
   const body = readBody(req)
-  if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be { "keys": [...], "data": { ... } }')
-  const found = await versionsByKeys(body.keys)
-  for (const { id } of found) await versions.rename(id, body.data)
+  let changes: { id: number; data: unknown }[]
+  if (Array.isArray(body)) {
+    if (!body.every((entry) => isPlainObject(entry) && entry.id !== undefined)) {
+      throw new InvalidPayloadError('Every entry of the array must be an object with the id of its version')
+    }
+    const found = await versionsByKeys(body.map((entry: Record<string, unknown>) => entry.id))
+    if (found.length !== body.length) throw new InvalidPayloadError('Each version may appear once in the array')
+    changes = found.map(({ id }, index) => {
+      const { id: _id, ...data } = body[index] as Record<string, unknown>
+      return { id, data }
+    })
+  } else if (isPlainObject(body)) {
+    changes = (await versionsByKeys(body.keys)).map(({ id }) => ({ id, data: body.data }))
+  } else {
+    throw new InvalidPayloadError('The body must be { "keys": [...], "data": { ... } } or an array of versions with their id')
+  }
+  for (const { id, data } of changes) await versions.rename(id, data)
   const renamed: unknown[] = []
-  for (const { id } of found) renamed.push(await stored(id))
+  for (const { id } of changes) renamed.push(await stored(id))
   sendData(res, renamed)
 }
 

@@ -21,6 +21,7 @@ import {
   saveToContentVersion,
   updateContentVersion,
   updateContentVersions,
+  updateContentVersionsBatch,
   updateItem,
   updateItems,
   updateItemsBatch,
@@ -420,7 +421,7 @@ forEachDialect((ctx) => {
       ).toBe(0)
     })
 
-    it('createContentVersions, updateContentVersions and deleteContentVersions', async () => {
+    it('createContentVersions, updateContentVersions, updateContentVersionsBatch and deleteContentVersions', async () => {
       const created = (await client.request(
         createContentVersions([
           { key: 'a', collection: 'articles', item: '2' },
@@ -434,6 +435,16 @@ forEachDialect((ctx) => {
       const keys = created.map((version) => String(version.id))
       const renamed = (await client.request(updateContentVersions(keys, { name: 'Both' }))) as Body[]
       expect(renamed.map((version) => [String(version.id), version.name])).toEqual(keys.map((key) => [key, 'Both']))
+      const batch = (await client.request(
+        updateContentVersionsBatch([
+          { id: keys[0]!, name: 'First' },
+          { id: keys[1]!, key: 'b2' },
+        ]),
+      )) as Body[]
+      expect(batch.map((version) => [version.key, version.name])).toEqual([
+        ['a', 'First'],
+        ['b2', 'Both'],
+      ])
       await client.request(deleteContentVersions(keys))
       expect(
         await ctx
