@@ -17,10 +17,12 @@ import {
   compareVersion,
   createVersion,
   deleteVersion,
+  deleteVersions,
   listVersions,
   promoteVersion,
   readVersion,
   renameVersion,
+  renameVersions,
   saveVersion,
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
@@ -114,6 +116,8 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   })
   router.use('/items', json)
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
+  // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
+  router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
   router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))
   router.delete('/items/:collection', items(bySingleton(notServedOnSingletons, deleteItems)))
@@ -127,6 +131,8 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.use('/versions', json)
   router.get('/versions', version(listVersions))
   router.post('/versions', version(createVersion))
+  router.patch('/versions', version(renameVersions))
+  router.delete('/versions', version(deleteVersions))
   router.get('/versions/:id', version(readVersion))
   router.patch('/versions/:id', version(renameVersion))
   router.delete('/versions/:id', version(deleteVersion))

@@ -75,6 +75,16 @@ forEachDialect((ctx) => {
       expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: { data: expected } })
     })
 
+    it('SEARCH with the query in the body, as @directus/sdk withSearch() sends it', async () => {
+      const query = { fields: ['id', 'status'], filter: { status: { _eq: 'archived' } }, sort: ['-id'], limit: 3 }
+      const response = await request(host.app).search('/api/items/articles').send({ query })
+      const expected = articleIds((article) => article.status === 'archived')
+        .sort((a, b) => b - a)
+        .slice(0, 3)
+        .map((id) => ({ id, status: 'archived' }))
+      expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: { data: expected } })
+    })
+
     it('GET a bracket filter deeper than Express 4’s own qs depth of 5', async () => {
       // Express 4's `extended` parser stops at depth 5; the router parses the query string itself.
       const response = await request(host.app).get(

@@ -22,8 +22,8 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   // The item first: whether a hidden item has a version must not show through the version's own 404.
   const item = await repository.readOne(collection, key, parsed)
   if (!item) throw new NotFoundError()
-  const delta = await versions.requestedDelta(collection, key, parsed.version)
-  sendData(res, await versions.overlay(item, parsed.fields, delta))
+  const version = await versions.requested(collection, key, parsed.version)
+  sendData(res, version ? await versions.shown(item, parsed.fields, version) : item)
 }
 
 export const updateItem: ItemsHandler = async (req, res, { collection, writer, query, body, readBack }) => {

@@ -1,10 +1,11 @@
 // The scope of an /items request: its collection and caller (context, access), the shared parser through the
 // caller's view, the body reader and the caller's writer.
 import type { Request, RequestHandler } from 'express'
-import { CallerAccess } from '../access/caller-access'
+import { CallerAccess, hasFullAccess } from '../access/caller-access'
 import { ForbiddenError } from '../errors'
 import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
 import type { Query, Selection } from '../query/query'
+import { readQueryBody } from '../query/read-query-body'
 import { readQueryString, type RawQuery } from '../query/read-query-string'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
@@ -23,10 +24,15 @@ export interface ItemsScope {
   readonly access: CallerAccess
   /** The caller's writes to the collection, with access rules, hooks and events. */
   readonly writer: ItemsWriter
-  /** The request's query parameters as a typed Query, through the caller's view (parsed on first use). */
+  /**
+   * The request's query parameters as a typed Query, through the caller's view (parsed on first use): from the
+   * URL, or for SEARCH from the JSON body.
+   */
   query(): Promise<Query>
   /** 403 `FORBIDDEN` unless the caller may read the collection. */
   assertReadable(): void
+  /** Whether the caller may manage the collection's content versions (see versions-scope.ts). */
+  mayManageVersions(): Promise<boolean>
   /** The written items as the caller may read them, shaped by the request's `fields`. */
   readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
   /** The JSON body; a request without one is a 400. */
@@ -44,7 +50,8 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const parser: ParserOptions = { ...services.parser, schema: access.view, variables: access.variables }
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
-    const raw = readQueryString(req.originalUrl ?? req.url, services.queryString)
+    const inUrl = readQueryString(req.originalUrl ?? req.url, services.queryString)
+    const raw = req.method === 'SEARCH' ? readQueryBody(readBody(req), inUrl, services.queryString) : inUrl
     const meta = { collection: collection.name, context: access.context, db: services.knex }
     const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, meta)
     return parseQuery(hooked as RawQuery, collection, parser)
@@ -60,6 +67,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     assertReadable: () => {
       if (!access.canRead(collection)) throw new ForbiddenError()
     },
+    mayManageVersions: () => hasFullAccess(services.access, collection, access.context),
     readBack: async (keys) => {
       const { fields, scope } = await query()
       return services.repository.readByKeys(collection, keys, fields, scope)

@@ -1,9 +1,47 @@
-// GET /items/:collection: a page of items, with `meta` when asked.
+// GET (or SEARCH) /items/:collection: a page of items, with `meta` when asked; with `?version=KEY`, the items
+// that have a version with that key, each as that version shows it.
+import { InvalidQueryError } from '../errors'
+import { both, fieldIn, NO_ROWS } from '../query/filter-node'
+import type { Query } from '../query/query'
+import type { Page } from '../repository/items-repository'
+import type { PrimaryKey } from '../types'
+import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
-import type { ItemsHandler } from './items-scope'
+import type { ItemsHandler, ItemsScope } from './items-scope'
 
-export const listItems: ItemsHandler = async (_req, res, { collection, repository, query, assertReadable }) => {
-  assertReadable()
-  const page = await repository.list(collection, await query())
+/**
+ * Filter, search, sort and pagination select among the main items that have the version; each item of the page
+ * is then shown with its delta. Versions hold whole drafts, so only callers who may manage them see any: to
+ * everyone else the key names no version, and the list is empty, as for a key nobody used.
+ */
+async function listAtVersion(scope: ItemsScope, query: Query, key: string): Promise<Page> {
+  const { collection, repository, versions } = scope
+  if (query.aggregate) throw new InvalidQueryError('"version" cannot be combined with aggregate or groupBy')
+  const saved = collection.versioning && (await scope.mayManageVersions()) ? await versions.withKey(collection, key) : new Map()
+  const pk = collection.primaryKey
+  const itemKeys = [...saved.values()].map((version) => version.itemKey)
+  const filter = both(query.filter, itemKeys.length === 0 ? NO_ROWS : fieldIn(pk, itemKeys))
+  // The page's keys first, then the items by key: `fields` may leave the key out, and each needs its version.
+  const page = await repository.list(collection, { ...query, filter, fields: [{ kind: 'field', output: 'key', field: pk }] })
+  const keyed = await repository.readKeyed(
+    collection,
+    page.items.map((item) => item.key as PrimaryKey),
+    query.fields,
+    query.scope,
+  )
+  const items = await versions.shownAll(
+    keyed.map(({ key: itemKey, item }) => ({ item, version: saved.get(String(itemKey))! })),
+    query.fields,
+  )
+  return { items, meta: page.meta }
+}
+
+export const listItems: ItemsHandler = async (_req, res, scope) => {
+  scope.assertReadable()
+  const query = await scope.query()
+  const page =
+    query.version === null || query.version === MAIN_VERSION
+      ? await scope.repository.list(scope.collection, query)
+      : await listAtVersion(scope, query, query.version)
   sendData(res, page.items, page.meta)
 }

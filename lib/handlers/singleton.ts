@@ -20,12 +20,13 @@ export const readSingleton: ItemsHandler = async (_req, res, { collection, repos
   assertReadable()
   const parsed = await query()
   // The row as the caller sees it: one outside their read rule is absent, and so are its versions.
-  const delta =
+  const version =
     parsed.version === null
       ? null
-      : await versions.requestedDelta(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
+      : await versions.requested(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
-  sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
+  const item = page.items[0] ?? placeholder(parsed.fields)
+  sendData(res, version ? await versions.shown(item, parsed.fields, version) : item, page.meta)
 }
 
 /**

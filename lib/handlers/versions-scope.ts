@@ -3,7 +3,7 @@
 // see or manage its versions; to everyone else they do not exist.
 import type { Request, RequestHandler } from 'express'
 import { CallerAccess, hasFullAccess } from '../access/caller-access'
-import { NotFoundError } from '../errors'
+import { InvalidPayloadError, NotFoundError } from '../errors'
 import { parseQuery, type ParserOptions } from '../query/parse-query'
 import type { FieldNode, Query } from '../query/query'
 import { readQueryString } from '../query/read-query-string'
@@ -34,6 +34,8 @@ export interface VersionsScope {
   mayManage(collection: Collection): Promise<boolean>
   /** The version the URL names; a 404 unless it exists and the caller may manage it. */
   version(): Promise<Version>
+  /** The versions a body's key list names (`DELETE /versions`, `PATCH /versions`), each checked as `version()`. */
+  versionsByKeys(keys: unknown): Promise<Version[]>
   /** The version as stored, read through the request's `fields`. */
   stored(id: number): Promise<Item | null>
   /** The main item of a version. */
@@ -44,9 +46,9 @@ export interface VersionsScope {
 
 export type VersionsHandler = Handler<VersionsScope>
 
-/** A version id from the URL; anything but a positive integer names no version. */
-function versionId(req: Request): number {
-  const id = Number(req.params.id)
+/** A version id from the URL or a body; anything but a positive integer names no version. */
+function versionId(raw: unknown): number {
+  const id = typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN
   if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('Version not found.')
   return id
 }
@@ -62,15 +64,22 @@ async function versionsScope(services: Services, req: Request): Promise<Versions
   const query = (collection: Collection): Query =>
     parseQuery(readQueryString(req.originalUrl ?? req.url, services.queryString), collection, parser(collection))
   const mayManage = (collection: Collection): Promise<boolean> => hasFullAccess(services.access, collection, caller)
+  const manageable = async (id: number): Promise<Version> => {
+    const found = await versions.get(id)
+    if (!(await mayManage(versions.versionedCollection(found.collection)))) throw new NotFoundError('Version not found.')
+    return found
+  }
   return {
     caller,
     versions,
     schema: services.schema,
     query,
     mayManage,
-    version: async () => {
-      const found = await versions.get(versionId(req))
-      if (!(await mayManage(versions.versionedCollection(found.collection)))) throw new NotFoundError('Version not found.')
+    version: () => manageable(versionId(req.params.id)),
+    versionsByKeys: async (keys) => {
+      if (!Array.isArray(keys) || keys.length === 0) throw new InvalidPayloadError('"keys" must be a non-empty array of version ids')
+      const found: Version[] = []
+      for (const key of new Set(keys)) found.push(await manageable(versionId(key)))
       return found
     },
     stored: async (id) => (await repository.readByKeys(versions.collection, [id], query(versions.collection).fields))[0] ?? null,

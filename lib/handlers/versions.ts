@@ -1,6 +1,6 @@
 // /versions: list, read, create, rename, delete, save, compare and promote content versions (see
 // versions-scope.ts for who may manage them).
-import { ForbiddenError } from '../errors'
+import { ForbiddenError, InvalidPayloadError } from '../errors'
 import { both, fieldIn } from '../query/filter-node'
 import { isPlainObject } from '../is-plain-object'
 import { sendData, sendNoContent } from './envelope'
@@ -24,12 +24,56 @@ export const readVersion: VersionsHandler = async (_req, res, { versions, versio
   sendData(res, await stored((await version()).id))
 }
 
+/** One version, or (as @directus/sdk's createContentVersions sends) an array of them, created in order. */
 export const createVersion: VersionsHandler = async (req, res, { versions, schema, mayManage, stored }) => {
   const body = readBody(req)
-  if (isPlainObject(body) && schema.collections.has(String(body.collection))) {
-    if (!(await mayManage(versions.versionedCollection(body.collection)))) throw new ForbiddenError()
+  const inputs = Array.isArray(body) ? body : [body]
+  // Every entry's collection is checked before the first is created, so a refused entry writes nothing.
+  for (const input of inputs) {
+    if (isPlainObject(input) && schema.collections.has(String(input.collection))) {
+      if (!(await mayManage(versions.versionedCollection(input.collection)))) throw new ForbiddenError()
+    }
   }
-  sendData(res, await stored(await versions.create(body)))
+  const created: unknown[] = []
+  for (const id of await versions.createMany(inputs)) created.push(await stored(id))
+  sendData(res, Array.isArray(body) ? created : created[0])
+}
+
+/**
+ * `PATCH /versions`: `{ keys, data }` renames each version the same way (updateContentVersions); an array of
+ * `{ id, name?, key? }` renames each its own way (updateContentVersionsBatch). Every id is checked first.
+ */
+export const renameVersions: VersionsHandler = async (req, res, { versions, versionsByKeys, stored }) => {
+  await versions.ready()
+  const body = readBody(req)
+  let changes: { id: number; data: unknown }[]
+  if (Array.isArray(body)) {
+    if (!body.every((entry) => isPlainObject(entry) && entry.id !== undefined)) {
+      throw new InvalidPayloadError('Every entry of the array must be an object with the id of its version')
+    }
+    const found = await versionsByKeys(body.map((entry: Record<string, unknown>) => entry.id))
+    if (found.length !== body.length) throw new InvalidPayloadError('Each version may appear once in the array')
+    changes = found.map(({ id }, index) => {
+      const { id: _id, ...data } = body[index] as Record<string, unknown>
+      return { id, data }
+    })
+  } else if (isPlainObject(body)) {
+    changes = (await versionsByKeys(body.keys)).map(({ id }) => ({ id, data: body.data }))
+  } else {
+    throw new InvalidPayloadError('The body must be { "keys": [...], "data": { ... } } or an array of versions with their id')
+  }
+  for (const { id, data } of changes) await versions.rename(id, data)
+  const renamed: unknown[] = []
+  for (const { id } of changes) renamed.push(await stored(id))
+  sendData(res, renamed)
+}
+
+/** `DELETE /versions` with an array of ids (deleteContentVersions); all are checked before any is deleted. */
+export const deleteVersions: VersionsHandler = async (req, res, { versions, versionsByKeys }) => {
+  await versions.ready()
+  const found = await versionsByKeys(readBody(req))
+  for (const { id } of found) await versions.remove(id)
+  sendNoContent(res)
 }
 
 export const renameVersion: VersionsHandler = async (req, res, { versions, version, stored }) => {

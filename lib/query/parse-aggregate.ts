@@ -1,11 +1,11 @@
 // Parses ?aggregate, ?groupBy and, for them, ?sort (`-count.id`, a group field) into an AggregateQuery.
 import { InvalidQueryError } from '../errors'
-import { isPlainObject } from '../is-plain-object'
 import type { Collection } from '../schema/collection'
 import type { SchemaView } from './schema-view'
 import type { TypeFamily } from '../schema/field-types'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import { parseList } from './parse-list'
+import { parseObjectParam } from './parse-object-param'
 import type { AggregateFunction, AggregateNode, AggregateQuery, AggregateSortNode, GroupNode } from './query'
 
 /** The type families each function accepts; `count` also takes `*`. */
@@ -21,10 +21,10 @@ const FUNCTIONS: Readonly<Record<AggregateFunction, readonly TypeFamily[]>> = Ob
 })
 
 function parseAggregates(raw: unknown, collection: Collection, schema: SchemaView): AggregateNode[] {
-  if (raw === undefined) return []
-  if (!isPlainObject(raw)) throw new InvalidQueryError('"aggregate" must be given as aggregate[function]=field,...')
+  const functions = parseObjectParam(raw, 'aggregate', 'aggregate[function]=field,...')
+  if (functions === null) return []
   const nodes: AggregateNode[] = []
-  for (const [fn, list] of Object.entries(raw)) {
+  for (const [fn, list] of Object.entries(functions)) {
     if (!Object.hasOwn(FUNCTIONS, fn)) {
       throw new InvalidQueryError(`Unknown aggregate function "${fn}"; use ${Object.keys(FUNCTIONS).join(', ')}`)
     }

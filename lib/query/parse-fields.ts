@@ -145,10 +145,9 @@ function resolveLevel(
 
 /** `alias[newName]=field`: extra names for members of the queried collection. */
 function parseAliases(raw: unknown, collection: Collection, schema: SchemaView): Record<string, string> {
-  if (raw === undefined) return {}
-  if (!isPlainObject(raw)) throw new InvalidQueryError('"alias" must be given as alias[newName]=field')
+  const given = parseObjectParam(raw, 'alias', 'alias[newName]=field')
   const aliases: Record<string, string> = Object.create(null)
-  for (const [name, target] of Object.entries(raw)) {
+  for (const [name, target] of Object.entries(given ?? {})) {
     if (typeof target !== 'string' || !schema.member(collection, target)) {
       throw new InvalidQueryError(`Alias "${name}" must name a field of collection "${collection.name}"`)
     }

@@ -58,10 +58,10 @@ function coerce(field: Field, operator: FilterOperator, raw: unknown, state: Fil
   return value as Scalar
 }
 
-function parseFlag(field: Field, operator: FilterOperator, raw: unknown): boolean {
+function parseFlag(name: string, operator: FilterOperator, raw: unknown): boolean {
   if (raw === true || raw === 1 || raw === '' || raw === 'true' || raw === '1') return true
   if (raw === false || raw === 0 || raw === 'false' || raw === '0') return false
-  throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" takes true or false`)
+  throw new InvalidQueryError(`The "${operator}" filter on "${name}" takes true or false`)
 }
 
 function toList(field: Field, operator: FilterOperator, raw: unknown): unknown[] {
@@ -88,7 +88,7 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, stat
   if (takes(operator, 'flag')) {
     const raw = resolveVariable(given, state)
     if (raw === ABSENT) return NO_ROWS
-    return { kind: 'comparison', field, operator: parseFlag(field, operator, raw) ? operator : OPPOSITE[operator], value: true }
+    return { kind: 'comparison', field, operator: parseFlag(field.name, operator, raw) ? operator : OPPOSITE[operator], value: true }
   }
   if (takes(operator, 'value')) {
     const raw = resolveVariable(given, state)
@@ -167,7 +167,10 @@ function parseFieldConditions(field: Field, raw: unknown, state: FilterState, de
   return nodes
 }
 
-/** Conditions through a one-to-many: `_some` / `_none` explicitly, any other key means "some related item". */
+/**
+ * Conditions through a one-to-many: `_some` / `_none` explicitly, `_null` / `_nnull` for "no" / "some" related
+ * item at all, and any other key means "some related item".
+ */
 function parseRelationConditions(relation: O2MRelation, raw: unknown, state: FilterState, depth: number): FilterNode[] {
   if (!isPlainObject(raw) || Object.keys(raw).length === 0) {
     throw new InvalidQueryError(`The filter on "${relation.name}" must be an object of conditions on its related items`)
@@ -188,6 +191,11 @@ function parseRelationConditions(relation: O2MRelation, raw: unknown, state: Fil
       if (!isPlainObject(value)) throw new InvalidQueryError(`"${key}" on "${relation.name}" must be an object of conditions`)
       const filter = Object.keys(value).length === 0 ? null : parseGroup(value, related, depth + 1)
       nodes.push({ ...common, quantifier: key === '_some' ? 'some' : 'none', filter: both(scope, filter) })
+    } else if (key === '_null' || key === '_nnull') {
+      // As in Directus: a one-to-many is "null" when the parent has no related rows (that the caller may read).
+      const raw = resolveVariable(value, state)
+      if (raw === ABSENT) nodes.push(NO_ROWS)
+      else nodes.push({ ...common, quantifier: parseFlag(relation.name, key, raw) === (key === '_null') ? 'none' : 'some', filter: scope })
     } else if (isFilterOperator(key)) {
       throw new InvalidQueryError(`The "${key}" operator does not apply to the one-to-many field "${relation.name}"`)
     } else {

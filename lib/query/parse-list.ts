@@ -1,10 +1,9 @@
-// Reads a list parameter given as `a,b`, `p[]=a&p[]=b` or a mix, as trimmed non-empty strings.
+// Reads a list parameter given as `a,b`, `p[]=a&p[]=b`, a JSON array string or a mix, as trimmed non-empty strings.
 import { InvalidQueryError } from '../errors'
+import { listParts } from './parse-object-param'
 
 export function parseList(raw: unknown, parameter: string): string[] {
-  if (raw === undefined) return []
-  const parts = Array.isArray(raw) ? raw : [raw]
-  return parts.flatMap((part) => {
+  return listParts(raw, parameter).flatMap((part) => {
     if (typeof part !== 'string') throw new InvalidQueryError(`"${parameter}" must be a comma-separated list`)
     return part
       .split(',')

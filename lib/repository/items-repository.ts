@@ -65,8 +65,21 @@ export class ItemsRepository {
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
   ): Promise<Item[]> {
+    return (await this.readKeyed(collection, keys, fields, scope)).map(({ item }) => item)
+  }
+
+  /** As `readByKeys`, each item beside its key: for callers whose `fields` may leave the key out. */
+  async readKeyed(
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    fields: readonly FieldNode[],
+    scope: FilterNode | null = null,
+  ): Promise<{ key: PrimaryKey; item: Item }[]> {
     const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields, scope)
-    return keys.map((key) => byKey.get(keyId(key))).filter((item): item is Item => item !== undefined)
+    return keys.flatMap((key) => {
+      const item = byKey.get(keyId(key))
+      return item === undefined ? [] : [{ key, item }]
+    })
   }
 
   /** Runs `work` in one transaction: all of it lands or none. Database errors become the API's errors. */

@@ -39,6 +39,9 @@ const scalarNodes = (collection: Collection): FieldNode[] =>
 
 type VersionField = keyof Version
 
+/** The stored row of a version about to be created. */
+type NewVersion = Omit<Version, 'id'> & { readonly key: string; readonly hash: string; readonly delta: null }
+
 export class VersionsService {
   /** The versions table's fields, by name. */
   readonly fields: Readonly<Record<VersionField, Field>>
@@ -114,15 +117,86 @@ export class VersionsService {
     if (key !== null && key !== MAIN_VERSION && !collection.versioning) throw this.noVersion(key)
   }
 
-  /** The delta `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
-  async requestedDelta(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Record<string, unknown> | null> {
+  /** The version `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
+  async requested(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Version | null> {
     this.assertVersioned(collection, key)
     if (key === null || key === MAIN_VERSION) return null
     if (item === null) throw this.noVersion(key)
-    return (await this.find(collection, item, key)).delta ?? {}
+    return this.find(collection, item, key)
+  }
+
+  /** Every version of `collection` with this key, by item key: what a list read with `?version=` shows. */
+  async withKey(collection: Collection, key: string): Promise<Map<string, Version & { itemKey: PrimaryKey }>> {
+    await this.ready()
+    const { fields } = this
+    const page = await this.repository.list(this.collection, {
+      fields: scalarNodes(this.collection),
+      filter: {
+        kind: 'and',
+        children: [
+          { kind: 'comparison', field: fields.collection, operator: '_eq', value: collection.name },
+          { kind: 'comparison', field: fields.key, operator: '_eq', value: key },
+        ],
+      },
+      scope: null,
+      search: null,
+      sort: [{ field: this.collection.primaryKey, direction: 'asc', path: [] }],
+      limit: null,
+      offset: 0,
+      aggregate: null,
+      meta: { totalCount: false, filterCount: false },
+      backlink: true,
+      version: null,
+    })
+    const versions = page.items as unknown as Version[]
+    return new Map(versions.map((version) => [version.item, { ...version, itemKey: this.itemKey(collection, version) }]))
+  }
+
+  /** The item as `version` shows it (see `overlay`), marked with the version's id as Directus marks it. */
+  async shown(item: Item, fields: readonly FieldNode[], version: Version): Promise<Item> {
+    return { ...(await this.overlay(item, fields, version.delta ?? {})), $meta: { version_id: version.id } }
+  }
+
+  /** `shown` for a page of items: each related item a delta names is read in one statement per relation. */
+  async shownAll(entries: readonly { item: Item; version: Version }[], fields: readonly FieldNode[]): Promise<Item[]> {
+    const shown = await this.overlayAll(
+      entries.map(({ item, version }) => ({ item, delta: version.delta ?? {} })),
+      fields,
+    )
+    return shown.map((item, index) => ({ ...item, $meta: { version_id: entries[index]!.version.id } }))
   }
 
   async create(body: unknown): Promise<number> {
+    return (await this.createMany([body]))[0]!
+  }
+
+  /**
+   * Creates versions in order, in one transaction; every entry is checked (its item exists, its key is free, no
+   * two entries share an item and key) before the first is written, so a refused entry writes nothing.
+   */
+  async createMany(bodies: readonly unknown[]): Promise<number[]> {
+    const rows: Payload[] = []
+    const keys: string[] = []
+    const seen = new Set<string>()
+    for (const body of bodies) {
+      const values = await this.newVersion(body)
+      const id = JSON.stringify([values.collection, values.item, values.key])
+      if (seen.has(id)) throw this.keyTaken(values.key)
+      seen.add(id)
+      keys.push(values.key)
+      rows.push(this.payload(values))
+    }
+    return this.write((trx) => this.repository.create(trx, this.collection, rows)).then(
+      (ids) => ids as number[],
+      (error: unknown) => {
+        // A concurrent create of the same key passed the checks; the unique index caught it.
+        throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(keys.join('", "')) : error
+      },
+    )
+  }
+
+  /** The row of a new version, checked against the schema and the versions already stored. */
+  private async newVersion(body: unknown): Promise<NewVersion> {
     if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be a JSON object')
     const extra = Object.keys(body).filter((key) => !['key', 'name', 'collection', 'item'].includes(key))
     if (extra.length > 0) throw new InvalidPayloadError(`Unknown version field "${extra[0]}"`)
@@ -133,7 +207,7 @@ export class VersionsService {
     const hash = await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
-    const values = {
+    return {
       key,
       name: this.checkName(body.name),
       collection: collection.name,
@@ -143,11 +217,6 @@ export class VersionsService {
       date_created: now,
       date_updated: now,
     }
-    const [id] = await this.write((trx) => this.repository.create(trx, this.collection, [this.payload(values)])).catch((error: unknown) => {
-      // A concurrent create of the same key passed the check above; the unique index caught it.
-      throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(key) : error
-    })
-    return id as number
   }
 
   async rename(id: number, body: unknown): Promise<void> {
@@ -230,16 +299,29 @@ export class VersionsService {
    */
   async overlay(item: Item, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
     if (!delta) return item
-    const shown: Item = { ...item }
+    return (await this.overlayAll([{ item, delta }], fields))[0]!
+  }
+
+  private async overlayAll(
+    entries: readonly { item: Item; delta: Record<string, unknown> }[],
+    fields: readonly FieldNode[],
+  ): Promise<Item[]> {
+    const shown = entries.map(({ item }): Item => ({ ...item }))
     for (const node of fields) {
-      if ((node.kind !== 'field' && node.kind !== 'm2o') || !Object.hasOwn(delta, node.field.name)) continue
-      const value = delta[node.field.name]
-      if (node.kind === 'field') shown[node.output] = value
-      else
-        shown[node.output] =
-          value == null
-            ? null
-            : ((await this.repository.readByKeys(node.related, [value as PrimaryKey], node.children, node.scope))[0] ?? null)
+      if (node.kind !== 'field' && node.kind !== 'm2o') continue
+      const name = node.field.name
+      const changed = entries.flatMap(({ delta }, index) => (Object.hasOwn(delta, name) ? [index] : []))
+      if (node.kind === 'field') {
+        for (const index of changed) shown[index]![node.output] = entries[index]!.delta[name]
+        continue
+      }
+      const references = changed.map((index) => entries[index]!.delta[name]).filter((value) => value != null) as PrimaryKey[]
+      const related = references.length === 0 ? [] : await this.repository.readKeyed(node.related, references, node.children, node.scope)
+      const byKey = new Map(related.map(({ key, item }) => [String(key), item]))
+      for (const index of changed) {
+        const value = entries[index]!.delta[name]
+        shown[index]![node.output] = value == null ? null : (byKey.get(String(value)) ?? null)
+      }
     }
     return shown
   }

@@ -176,6 +176,13 @@ const O2M_CASES: Case[] = [
   ),
   article('comments._some {} = at least one comment', { comments: { _some: {} } }, (r) => commentsOf(r.id).length > 0),
   article('comments._none {} = no comment at all', { comments: { _none: {} } }, (r) => commentsOf(r.id).length === 0),
+  article('comments _null: no comment at all', { comments: { _null: true } }, (r) => commentsOf(r.id).length === 0),
+  article('comments _nnull: some comment', { comments: { _nnull: true } }, (r) => commentsOf(r.id).length > 0),
+  article('comments _null=false is _nnull', { comments: { _null: false } }, (r) => commentsOf(r.id).length > 0),
+  article('comments _nnull and votes _gt 98', { comments: { _nnull: true, votes: { _gt: 98 } } }, (r) =>
+    commentsOf(r.id).some((c) => c.votes > 98),
+  ),
+  author('articles _null (the author without articles)', { articles: { _null: true } }, (r) => articlesOf(r.id).length === 0),
   article('comments: two conditions hold for the same comment', { comments: { votes: { _gt: 90 }, author: { _eq: 3 } } }, (r) =>
     commentsOf(r.id).some((c) => c.votes > 90 && c.author === 3),
   ),
@@ -482,7 +489,7 @@ forEachDialect((ctx) => {
       ['unknown field behind the junction', 'articles', 'filter[topics][topic][nope][_eq]=1', ['"nope"', '"topics"']],
       ['unknown field inside _some', 'articles', 'filter[comments][_some][nope][_eq]=1', ['"nope"', '"comments"']],
       ['operator on an o2m', 'articles', 'filter[comments][_eq]=1', ['"_eq"', '"comments"']],
-      ['_null on an o2m', 'articles', 'filter[comments][_null]=true', ['"_null"', '"comments"']],
+      ['_null on an o2m with a value that is no flag', 'articles', 'filter[comments][_null]=maybe', ['"_null"', '"comments"']],
       ['a bare value on an o2m', 'articles', 'filter[comments]=1', ['"comments"']],
       ['_some with a value', 'articles', 'filter[comments][_some]=1', ['"_some"', '"comments"']],
       ['_none with a value', 'articles', 'filter[comments][_none]=x', ['"_none"', '"comments"']],

@@ -82,6 +82,8 @@ describe('parseList / parseSingle', () => {
     ['array form', ['id', 'title'], ['id', 'title']],
     ['array entries may hold commas', ['id,title', 'rating'], ['id', 'title', 'rating']],
     ['empty array', [], []],
+    ['JSON array string', '["id","title"]', ['id', 'title']],
+    ['JSON array entries may hold commas', '[" id,title", "rating"]', ['id', 'title', 'rating']],
   ])('parseList: %s', (_label, raw, expected) => {
     expect(parseList(raw, 'fields')).toEqual(expected)
   })
@@ -92,6 +94,14 @@ describe('parseList / parseSingle', () => {
     ['a number inside an array', [1]],
   ])('parseList rejects %s', (_label, raw) => {
     expect(reasonOf(() => parseList(raw, 'fields'))).toBe('"fields" must be a comma-separated list')
+  })
+
+  it.each<[string, unknown, string]>([
+    ['malformed JSON', '["id"', 'Invalid JSON for fields array'],
+    ['JSON that is no array', '[1]x', 'Invalid JSON for fields array'],
+    ['a number in a JSON array', '[1]', '"fields" must be a comma-separated list'],
+  ])('parseList rejects %s', (_label, raw, reason) => {
+    expect(reasonOf(() => parseList(raw, 'fields'))).toBe(reason)
   })
 
   it.each<[unknown, string | undefined]>([
@@ -529,6 +539,79 @@ describe('parseQuery', () => {
     const brackets = parse({ filter: { rating: { _eq: '5' } } }).filter
     expect(json).toEqual({ kind: 'comparison', field: field(articles, 'rating'), operator: '_eq', value: 5 })
     expect(brackets).toEqual(json)
+  })
+
+  // Each pair: the bracket form qs produces and the JSON string @directus/sdk sends; they must parse alike.
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['filter', { filter: { author: { name: { _eq: 'Ada' } } } }, { filter: '{"author":{"name":{"_eq":"Ada"}}}' }],
+    [
+      'deep',
+      { fields: 'id,comments.id', deep: { comments: { _limit: '2', _sort: '-votes' } } },
+      { fields: 'id,comments.id', deep: '{"comments":{"_limit":2,"_sort":"-votes"}}' },
+    ],
+    ['alias', { fields: 'id,headline', alias: { headline: 'title' } }, { fields: 'id,headline', alias: '{"headline":"title"}' }],
+    ['aggregate', { aggregate: { count: '*', avg: 'rating' } }, { aggregate: '{"count":"*","avg":["rating"]}' }],
+    [
+      'groupBy',
+      { groupBy: ['status', 'year(published_at)'], aggregate: { count: '*' } },
+      { groupBy: '["status","year(published_at)"]', aggregate: '{"count":"*"}' },
+    ],
+    ['fields', { fields: ['id', 'author.name'] }, { fields: '["id","author.name"]' }],
+    ['sort', { sort: ['-rating', 'title'] }, { sort: '["-rating","title"]' }],
+  ])('%s: bracket form and JSON string parse alike', (_label, brackets, json) => {
+    const now = new Date('2025-01-01T00:00:00Z')
+    expect(parseQuery(json, articles, parserOptions, now)).toEqual(parseQuery(brackets, articles, parserOptions, now))
+  })
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    [
+      'filter: unknown field',
+      { filter: { nope: { _eq: '1' } } },
+      { filter: '{"nope":{"_eq":"1"}}' },
+      'Field "nope" does not exist in collection "articles"',
+    ],
+    [
+      'deep: unknown option',
+      { deep: { comments: { _nope: '1' } } },
+      { deep: '{"comments":{"_nope":1}}' },
+      '"deep" does not know "_nope" (under "comments")',
+    ],
+    ['alias: unknown target', { alias: { x: 'nope' } }, { alias: '{"x":"nope"}' }, 'Alias "x" must name a field of collection "articles"'],
+    [
+      'aggregate: unknown function',
+      { aggregate: { median: 'rating' } },
+      { aggregate: '{"median":"rating"}' },
+      'Unknown aggregate function "median"; use count, countDistinct, sum, sumDistinct, avg, avgDistinct, min, max',
+    ],
+    [
+      'aggregate: unknown field',
+      { aggregate: { sum: 'nope' } },
+      { aggregate: '{"sum":["nope"]}' },
+      'Field "nope" does not exist in collection "articles"',
+    ],
+    ['groupBy: unknown field', { groupBy: ['nope'] }, { groupBy: '["nope"]' }, 'Field "nope" does not exist in collection "articles"'],
+    ['fields: unknown field', { fields: ['nope'] }, { fields: '["nope"]' }, 'Field "nope" does not exist in collection "articles"'],
+    ['sort: unknown field', { sort: ['nope'] }, { sort: '["nope"]' }, 'Cannot sort by "nope": no field "nope" in collection "articles"'],
+  ])('%s: the same 400 in both forms', (_label, brackets, json, reason) => {
+    expect(reasonOf(() => parse(brackets))).toBe(reason)
+    expect(reasonOf(() => parse(json))).toBe(reason)
+  })
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['filter', { filter: '{bad' }, 'Invalid JSON for filter object'],
+    ['deep', { deep: '{"comments":' }, 'Invalid JSON for deep object'],
+    ['alias', { alias: 'x' }, 'Invalid JSON for alias object'],
+    ['aggregate', { aggregate: '{count:*}' }, 'Invalid JSON for aggregate object'],
+    [
+      'aggregate as a JSON array',
+      { aggregate: '["count"]' },
+      '"aggregate" must be an object, given as aggregate[function]=field,... or as JSON',
+    ],
+    ['alias as a list', { alias: ['title'] }, '"alias" must be an object, given as alias[newName]=field or as JSON'],
+    ['groupBy', { groupBy: '["status"', aggregate: { count: '*' } }, 'Invalid JSON for groupBy array'],
+    ['sort', { sort: '[-rating]' }, 'Invalid JSON for sort array'],
+  ])('%s: a malformed value is a 400', (_label, raw, reason) => {
+    expect(reasonOf(() => parse(raw))).toBe(reason)
   })
 
   it.each<[string, unknown, { totalCount: boolean; filterCount: boolean }]>([

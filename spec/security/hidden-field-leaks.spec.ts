@@ -690,7 +690,9 @@ forEachDialect((ctx: DialectContext) => {
         }
         // The version exists: the admin reads it.
         const admin = await get(`/items/articles/${HIDDEN_ARTICLE}?version=draft&fields=id,title,rating`, 'admin')
-        expect(admin.body).toEqual({ data: { id: HIDDEN_ARTICLE, title: 'Draft title', rating: 1 } })
+        expect(admin.body).toEqual({
+          data: { id: HIDDEN_ARTICLE, title: 'Draft title', rating: 1, $meta: { version_id: expect.any(Number) } },
+        })
       })
 
       it.each([
@@ -719,7 +721,9 @@ forEachDialect((ctx: DialectContext) => {
       it("an own article's version shows the draft without the hidden rating or the hidden parent row", async () => {
         const response = await get(`/items/articles/${MIXED_ARTICLE}?version=draft&fields=*,parent.id,parent.title`)
         expect(response.status).toBe(200)
-        expect(response.body).toEqual({ data: { ...articleView(MIXED_ARTICLE), title: 'Draft title', parent: null } })
+        expect(response.body).toEqual({
+          data: { ...articleView(MIXED_ARTICLE), title: 'Draft title', parent: null, $meta: { version_id: expect.any(Number) } },
+        })
         await expectUnknownLike(
           `/items/articles/${MIXED_ARTICLE}?version=draft&fields=rating`,
           `/items/articles/${MIXED_ARTICLE}?version=draft&fields=nope`,
@@ -958,7 +962,9 @@ forEachDialect((ctx: DialectContext) => {
     })
 
     it('the row and its version exist for the admin; the member reads the defaults only', () => {
-      expect(hidden.get('admin')!.body).toEqual({ data: { id: 1, site_name: 'Demo', tagline: 'Draft', items_per_page: 25 } })
+      expect(hidden.get('admin')!.body).toEqual({
+        data: { id: 1, site_name: 'Demo', tagline: 'Draft', items_per_page: 25, $meta: { version_id: expect.any(Number) } },
+      })
       expect(hidden.get('/items/settings')!.body).toEqual({ data: { id: null, tagline: 'Just another site', items_per_page: 10 } })
       expect(hidden.get('/items/settings?meta=*')!.body.meta).toEqual({ total_count: 0, filter_count: 0 })
     })
