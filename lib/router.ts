@@ -27,6 +27,7 @@ import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
 import { ItemsRepository } from './repository/items-repository'
+import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
@@ -135,6 +136,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use(errorHandler(config.logger))
+  router.use(errorHandler(config.logger, (error) => mapFault(error, dialect)))
   return router
 }

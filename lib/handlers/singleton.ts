@@ -1,5 +1,4 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
-import { ForbiddenError, NotFoundError } from '../errors'
 import type { FieldNode } from '../query/query'
 import type { Item } from '../types'
 import { sendData, sendNoContent } from './envelope'
@@ -28,21 +27,12 @@ export const readSingleton: ItemsHandler = async (_req, res, { collection, repos
   sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
 }
 
-/**
- * Updates the row, or creates it when there is none yet. A row the caller cannot see is not theirs to change:
- * 403, as when they may not create it, and never a second row, nor a 404 naming its key.
- */
-export const updateSingleton: ItemsHandler = async (_req, res, { collection, repository, writer, query, body, readBack }) => {
+/** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
+export const updateSingleton: ItemsHandler = async (_req, res, { writer, query, body, readBack }) => {
   const input = body()
   await query()
-  const existing = await repository.firstKey(collection)
-  const [key] =
-    existing === null
-      ? await writer.create([input], false)
-      : await writer.update([{ keys: [existing], data: input }]).catch((error: unknown) => {
-          throw error instanceof NotFoundError ? new ForbiddenError() : error
-        })
-  const [item] = await readBack([key!])
+  const key = await writer.saveSingleton(input)
+  const [item] = await readBack([key])
   if (item) sendData(res, item)
   else sendNoContent(res)
 }

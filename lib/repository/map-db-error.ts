@@ -1,8 +1,8 @@
 // Turns a driver error its dialect recognised into the API's error; the original is kept as `cause` for logs
 // and never sent to the client. Errors the dialect does not recognise pass through unchanged (500).
-import { ItemsError, type ErrorCode } from '../errors'
+import { ConflictError, ItemsError, ServiceUnavailableError, type ErrorCode } from '../errors'
 import type { Collection } from '../schema/collection'
-import type { Dialect } from './dialects'
+import type { Dialect, DriverError, Fault } from './dialects'
 
 const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
   RECORD_NOT_UNIQUE: 'Value has to be unique',
@@ -16,6 +16,8 @@ const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
 /** Returns the API error for a driver error, or the error itself when it is not one a client can cause. */
 export function mapDbError(error: unknown, collection: Collection, dialect: Dialect): unknown {
   if (error instanceof ItemsError || typeof error !== 'object' || error === null) return error
+  const fault = mapFault(error, dialect)
+  if (fault) return fault
   const mapped = dialect.recogniseError(error, collection)
   if (!mapped) return error
   // Only names the schema knows are reported: a column the API does not expose stays unnamed.
@@ -38,4 +40,26 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
 function isHidden(collection: Collection, name: string): boolean {
   const member = collection.members.get(name)
   return member?.kind === 'field' && member.hidden
+}
+
+/**
+ * The fault an error stands for, if any: the dialect reads its driver's errors; knex's own acquire timeout
+ * (every pooled connection busy or the database unreachable for `acquireConnectionTimeout`) is `unavailable`.
+ */
+export function faultOf(error: unknown, dialect: Dialect): Fault | null {
+  if (typeof error !== 'object' || error === null || error instanceof ItemsError) return null
+  if ((error as DriverError).name === 'KnexTimeoutError') return 'unavailable'
+  return dialect.recogniseFault(error)
+}
+
+/** The API's answer to a fault: 503 for an unreachable database, 409 for a conflict retries did not resolve. */
+export function mapFault(error: unknown, dialect: Dialect): ItemsError | null {
+  switch (faultOf(error, dialect)) {
+    case 'unavailable':
+      return new ServiceUnavailableError({ cause: error })
+    case 'conflict':
+      return new ConflictError({ cause: error })
+    default:
+      return null
+  }
 }
