@@ -99,6 +99,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     access,
     lifecycle,
     context: config.context,
+    logger: config.logger,
   }
   const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>

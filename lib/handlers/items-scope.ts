@@ -27,7 +27,10 @@ export interface ItemsScope {
   query(): Promise<Query>
   /** 403 `FORBIDDEN` unless the caller may read the collection. */
   assertReadable(): void
-  /** The written items as the caller may read them, shaped by the request's `fields`. */
+  /**
+   * The written items as the caller may read them, shaped by the request's `fields`. Runs after commit, so it
+   * never fails: when the read does, the answer is each item's primary key alone.
+   */
   readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
   /** The JSON body; a request without one is a 400. */
   body(): unknown
@@ -62,7 +65,13 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     },
     readBack: async (keys) => {
       const { fields, scope } = await query()
-      return services.repository.readByKeys(collection, keys, fields, scope)
+      try {
+        return await services.repository.readByKeys(collection, keys, fields, scope)
+      } catch (error) {
+        // The write is committed: answering an error now would make a retrying client write it again.
+        services.logger.error('express-items-router: reading back committed items failed; answering their keys', error)
+        return keys.map((key) => ({ [collection.primaryKey.name]: key }))
+      }
     },
     body: () => readBody(req),
     selection: (raw) => parseSelection(raw, collection, parser),

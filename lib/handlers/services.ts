@@ -7,7 +7,7 @@ import type { QueryStringLimits } from '../query/read-query-string'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
-import type { ItemsContext } from '../types'
+import type { ItemsContext, Logger } from '../types'
 import type { VersionsService } from '../versions/versions-service'
 import { ItemsWriter } from '../writes/items-writer'
 import type { Lifecycle } from '../writes/lifecycle'
@@ -27,6 +27,7 @@ export interface Services {
   readonly access: AccessSetup
   readonly lifecycle: Lifecycle
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
+  readonly logger: Logger
 }
 
 /** The caller's writes to `collection`, with access rules, hooks and events. */

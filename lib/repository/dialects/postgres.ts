@@ -57,7 +57,8 @@ function recogniseFault(error: DriverError): Fault | null {
   const message = typeof error.message === 'string' ? error.message : ''
   if (code === '40P01' || code === '40001' || code === '55P03') return 'conflict'
   if (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || isNetworkError(code)) return 'unavailable'
-  if (/^Connection terminated|^Query read timeout|^timeout expired|not queryable/.test(message)) return 'unavailable'
+  // knex puts the statement in front of the driver's message ("BEGIN; - Connection terminated unexpectedly").
+  if (/Connection terminated|Query read timeout|timeout expired|not queryable/.test(message)) return 'unavailable'
   return null
 }
 
