@@ -25,7 +25,9 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
   const extensions = {
     collection: collection.name,
     ...(field ? { field } : {}),
-    ...(field && mapped.value !== undefined ? { value: mapped.value } : {}),
+    // A duplicate may be a row the caller cannot read, so its value is never echoed: a unique error carries
+    // the same fields on every database whether or not the driver names the value.
+    ...(field && mapped.value !== undefined && mapped.code !== 'RECORD_NOT_UNIQUE' ? { value: mapped.value } : {}),
   }
   if (mapped.referenced) {
     return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, {
