@@ -26,6 +26,7 @@ import {
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
+import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
 import { ItemsRepository } from './repository/items-repository'
 import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
@@ -100,6 +101,12 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     lifecycle,
     context: config.context,
     logger: config.logger,
+    idempotency: new IdempotencyStore(
+      config.knex,
+      config.idempotencyTable,
+      config.idempotencyTtl,
+      config.createIdempotencyTable ? () => createIdempotencyTable(config.knex, config.idempotencyTable) : null,
+    ),
   }
   const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>

@@ -6,6 +6,7 @@ import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
 import type { ItemsHandler } from './items-scope'
+import { itemAnswer } from './item-answer'
 
 /** A key that cannot belong to the collection (`abc` for an integer key) names no item: 404, not 400. */
 function keyOf(collection: Collection, id: string): PrimaryKey {
@@ -26,14 +27,15 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   sendData(res, await versions.overlay(item, parsed.fields, delta))
 }
 
-export const updateItem: ItemsHandler = async (req, res, { collection, writer, query, body, readBack }) => {
+export const updateItem: ItemsHandler = async (req, res, { collection, writer, query, body, readBack, respond }) => {
   const key = keyOf(collection, String(req.params.id))
   const data = body()
   await query()
-  await writer.update([{ keys: [key], data }])
-  const [item] = await readBack([key])
-  if (item) sendData(res, item)
-  else sendNoContent(res)
+  await respond(
+    res,
+    (options) => writer.update([{ keys: [key], data }], options),
+    async () => itemAnswer(await readBack([key])),
+  )
 }
 
 export const deleteItem: ItemsHandler = async (req, res, { collection, writer }) => {

@@ -1,6 +1,6 @@
 // The scope of an /items request: its collection and caller (context, access), the shared parser through the
 // caller's view, the body reader and the caller's writer.
-import type { Request, RequestHandler } from 'express'
+import type { Request, RequestHandler, Response } from 'express'
 import { CallerAccess } from '../access/caller-access'
 import { ForbiddenError } from '../errors'
 import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
@@ -10,7 +10,8 @@ import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import type { VersionsService } from '../versions/versions-service'
-import type { ItemsWriter } from '../writes/items-writer'
+import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
+import { idempotent, type Answer } from './idempotent'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
@@ -36,6 +37,15 @@ export interface ItemsScope {
   body(): unknown
   /** Parses the `query` object of a by-query write, through the caller's view. */
   selection(raw: unknown): Selection
+  /**
+   * Runs a write and sends its answer, honouring `Idempotency-Key` (see idempotent.ts): `write` gets the
+   * options that claim the key in its transaction, `answer` turns the written keys into the response.
+   */
+  respond(
+    res: Response,
+    write: (options: WriteOptions) => Promise<PrimaryKey[]>,
+    answer: (keys: readonly PrimaryKey[]) => Promise<Answer>,
+  ): Promise<void>
 }
 
 export type ItemsHandler = Handler<ItemsScope>
@@ -75,6 +85,8 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     },
     body: () => readBody(req),
     selection: (raw) => parseSelection(raw, collection, parser),
+    respond: (res, write, answer) =>
+      idempotent({ req, res, store: services.idempotency, context: access.context, logger: services.logger, write, answer }),
   }
 }
 

@@ -4,6 +4,7 @@ import type { Knex } from 'knex'
 import type { AccessSetup } from '../access/caller-access'
 import type { ParserOptions } from '../query/parse-query'
 import type { QueryStringLimits } from '../query/read-query-string'
+import type { IdempotencyStore } from '../repository/idempotency-store'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
@@ -28,6 +29,7 @@ export interface Services {
   readonly lifecycle: Lifecycle
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
   readonly logger: Logger
+  readonly idempotency: IdempotencyStore
 }
 
 /** The caller's writes to `collection`, with access rules, hooks and events. */

@@ -1,8 +1,9 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
 import type { FieldNode } from '../query/query'
 import type { Item } from '../types'
-import { sendData, sendNoContent } from './envelope'
+import { sendData } from './envelope'
 import type { ItemsHandler } from './items-scope'
+import { itemAnswer } from './item-answer'
 
 /** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
 function placeholder(fields: readonly FieldNode[]): Item {
@@ -28,11 +29,12 @@ export const readSingleton: ItemsHandler = async (_req, res, { collection, repos
 }
 
 /** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
-export const updateSingleton: ItemsHandler = async (_req, res, { writer, query, body, readBack }) => {
+export const updateSingleton: ItemsHandler = async (_req, res, { writer, query, body, readBack, respond }) => {
   const input = body()
   await query()
-  const key = await writer.saveSingleton(input)
-  const [item] = await readBack([key])
-  if (item) sendData(res, item)
-  else sendNoContent(res)
+  await respond(
+    res,
+    async (options) => [await writer.saveSingleton(input, options)],
+    async (keys) => itemAnswer(await readBack(keys)),
+  )
 }

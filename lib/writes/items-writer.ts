@@ -57,6 +57,8 @@ export type WriteGuard = (trx: Knex.Transaction, keys: readonly PrimaryKey[]) =>
 
 export interface WriteOptions {
   readonly guard?: WriteGuard
+  /** Runs last inside the transaction with the written keys, so what it records commits with the write. */
+  readonly written?: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
 }
 
 /** What a transaction wrote, for the after hook and events. */
@@ -84,7 +86,7 @@ export class ItemsWriter {
     const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
     const written = await repository.transaction(collection, async (trx) => {
       await options.guard?.(trx, [])
-      return write(trx)
+      return this.finish(trx, await write(trx), options)
     })
     await this.after(written)
     return written.keys
@@ -102,9 +104,9 @@ export class ItemsWriter {
   }
 
   /** Applies `data` to the items the selection matches among those the caller may read and update. */
-  async updateWhere(selection: Selection, data: unknown): Promise<PrimaryKey[]> {
+  async updateWhere(selection: Selection, data: unknown, options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
-    return this.runUpdate(rule, [{ keys: [], data }], {}, async (trx) => {
+    return this.runUpdate(rule, [{ keys: [], data }], options, async (trx) => {
       const keys = await this.findKeys(trx, selection, rule)
       await this.repository.lockKeys(trx, this.collection, keys)
       return [keys]
@@ -125,7 +127,7 @@ export class ItemsWriter {
         if (existing === null) {
           const write = this.prepareCreate(await access.write(collection, 'create'), [input], false)
           await options.guard?.(trx, [])
-          return write(trx)
+          return this.finish(trx, await write(trx), options)
         }
         const rule = await access.write(collection, 'update')
         const write = this.prepareUpdate(rule, [{ keys: [existing], data: input }])
@@ -134,7 +136,7 @@ export class ItemsWriter {
           throw error instanceof NotFoundError ? new ForbiddenError() : error
         })
         await options.guard?.(trx, [existing])
-        return write(trx, [[existing]])
+        return this.finish(trx, await write(trx, [[existing]]), options)
       },
       { lock: `singleton:${collection.table}` },
     )
@@ -223,10 +225,15 @@ export class ItemsWriter {
     const written = await this.repository.transaction(this.collection, async (trx) => {
       const keys = await resolveKeys(trx)
       await options.guard?.(trx, keys.flat())
-      return write(trx, keys)
+      return this.finish(trx, await write(trx, keys), options)
     })
     await this.after(written)
     return written.keys
+  }
+
+  private async finish(trx: Knex.Transaction, written: Written, options: WriteOptions): Promise<Written> {
+    await options.written?.(trx, written.keys)
+    return written
   }
 
   private async after({ action, keys, payloads }: Written): Promise<void> {
