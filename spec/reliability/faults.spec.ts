@@ -5,6 +5,7 @@ import type { Express } from 'express'
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { mysqlConfig, postgresConfig, type Timeouts } from '../../examples/knex-config'
+import { createIdempotencyTable } from '../../lib'
 import { knexConfig } from '../support/databases'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
@@ -47,6 +48,7 @@ forEachDialect((ctx) => {
   beforeAll(async () => {
     proxy = await TcpProxy.start(target(ctx))
     proxied = proxiedKnex(ctx, proxy.port)
+    await createIdempotencyTable(ctx.knex)
     app = createApp(proxied)
   })
   afterAll(async () => {
@@ -125,6 +127,33 @@ forEachDialect((ctx) => {
     }
     proxy.restore()
     expect(await recovers()).toBeLessThan(RECOVERY_MS)
+  })
+
+  it('leaves exactly one item when a write whose COMMIT was cut is retried with its Idempotency-Key', async () => {
+    let armed = true
+    const onQuery = (query: { sql?: string }): void => {
+      if (armed && /^commit/i.test(query.sql ?? '')) {
+        armed = false
+        setImmediate(() => proxy.cut())
+      }
+    }
+    proxied.on('query', onQuery)
+    const key = `commit-${ctx.name}-${Date.now()}`
+    const post = (): request.Test => request(app).post('/api/items/authors').set('Idempotency-Key', key).send({ name: 'Ambiguous' })
+    let first: request.Response
+    try {
+      first = await post()
+    } finally {
+      proxied.off('query', onQuery)
+    }
+    // Whether the COMMIT landed is unknown to the router: it answers 503, or success if it saw the commit.
+    expect([200, 503]).toContain(first.status)
+    proxy.restore()
+    expect(await recovers()).toBeLessThan(RECOVERY_MS)
+    const retry = await post()
+    expect(retry.status).toBe(200)
+    const rows = await authorsNamed('Ambiguous')
+    expect(rows).toEqual([{ id: retry.body.data.id }])
   })
 
   // mysql2 has no per-connection statement timeout, so a statement sent into a partition on MySQL waits for the
