@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_CONTENT'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR'
 
@@ -36,6 +37,7 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE_CONTENT: 422,
   CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 })
@@ -126,6 +128,13 @@ export class ServiceUnavailableError extends ItemsError {
 export class ConflictError extends ItemsError {
   constructor(options?: { cause?: unknown }) {
     super('CONFLICT', 'The write collided with concurrent writes; try again.', {}, options)
+  }
+}
+
+/** `If-Match` names none of the item's current ETags: it changed since the client read it. 412 `PRECONDITION_FAILED`. */
+export class PreconditionFailedError extends ItemsError {
+  constructor() {
+    super('PRECONDITION_FAILED', 'The item changed since it was read (If-Match); read it again.')
   }
 }
 

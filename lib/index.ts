@@ -50,6 +50,7 @@ export {
   ItemsError,
   ItemsErrorList,
   NotFoundError,
+  PreconditionFailedError,
   RouteNotFoundError,
   ServiceUnavailableError,
 } from './errors'

@@ -1,8 +1,10 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
 import type { FieldNode } from '../query/query'
-import type { Item } from '../types'
+import type { Item, PrimaryKey } from '../types'
 import { sendData } from './envelope'
+import type { Knex } from 'knex'
 import type { ItemsHandler } from './items-scope'
+import { etagOf, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
 /** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
@@ -16,25 +18,32 @@ function placeholder(fields: readonly FieldNode[]): Item {
   return item
 }
 
-export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, versions, query, assertReadable }) => {
+export const readSingleton: ItemsHandler = async (req, res, { collection, repository, versions, access, query, assertReadable }) => {
   assertReadable()
   const parsed = await query()
   // The row as the caller sees it: one outside their read rule is absent, and so are its versions.
-  const delta =
-    parsed.version === null
-      ? null
-      : await versions.requestedDelta(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
+  const key = await repository.firstKey(collection, parsed.scope)
+  const delta = parsed.version === null ? null : await versions.requestedDelta(collection, key, parsed.version)
+  const etag = delta === null && key !== null ? await etagOf(repository, access.view, collection, key) : null
+  if (notModified(req, res, etag)) return
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
   sendData(res, await versions.overlay(page.items[0] ?? placeholder(parsed.fields), parsed.fields, delta), page.meta)
 }
 
 /** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
-export const updateSingleton: ItemsHandler = async (_req, res, { writer, query, body, readBack, respond }) => {
+export const updateSingleton: ItemsHandler = async (
+  req,
+  res,
+  { collection, repository, access, writer, query, body, readBack, respond },
+) => {
   const input = body()
   await query()
+  // If-Match on a singleton without its row names nothing that exists: 412, and no row is created.
+  const etag = (trx: Knex.Transaction, keys: readonly PrimaryKey[]): Promise<string | null> =>
+    keys[0] === undefined ? Promise.resolve(null) : etagOf(repository, access.view, collection, keys[0], trx)
   await respond(
     res,
-    async (options) => [await writer.saveSingleton(input, options)],
+    async (options) => [await writer.saveSingleton(input, withIfMatch(options, req.get('If-Match'), etag))],
     async (keys) => itemAnswer(await readBack(keys)),
   )
 }
