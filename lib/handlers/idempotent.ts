@@ -83,8 +83,9 @@ export async function idempotent(write: IdempotentWrite): Promise<void> {
     throw error
   }
   const answer = await write.answer(keys)
-  send(res, answer)
+  // Stored before it is sent: a client that got the answer and retries anyway must get the same one back.
   await store
     .recordResponse(key, answer.status, answer.status === 200 ? answer.body : undefined)
     .catch((error: unknown) => write.logger.error(`express-items-router: storing the answer for an ${IDEMPOTENCY_HEADER} failed`, error))
+  send(res, answer)
 }
