@@ -197,7 +197,7 @@ async function soak(name: string, server: Server): Promise<void> {
 
   const gc = (globalThis as { gc?: () => void }).gc
   gc?.()
-  const rssStart = process.memoryUsage().rss
+  const { rss: rssStart, heapUsed: heapStart } = process.memoryUsage()
   const outcomes: Outcome[] = []
   const started = Date.now()
   let window: { from: number; to: number } | null = null
@@ -252,7 +252,7 @@ async function soak(name: string, server: Server): Promise<void> {
   http.close()
 
   gc?.()
-  const rssEnd = process.memoryUsage().rss
+  const { rss: rssEnd, heapUsed: heapEnd } = process.memoryUsage()
   const inWindow = (outcome: Outcome): boolean => window !== null && outcome.end >= window.from && outcome.start <= window.to
   const failed = outcomes.filter((outcome) => outcome.status < 200 || outcome.status >= 300)
   const outside = failed.filter((outcome) => !inWindow(outcome))
@@ -290,6 +290,9 @@ async function soak(name: string, server: Server): Promise<void> {
       p99Ms: p99,
       rssStartMb: Math.round(rssStart / 1e6),
       rssEndMb: Math.round(rssEnd / 1e6),
+      // RSS keeps what V8 and the allocator once took; the live heap after a GC shows whether anything is kept.
+      heapStartMb: Math.round(heapStart / 1e6),
+      heapEndMb: Math.round(heapEnd / 1e6),
       acknowledgedCreates: acknowledged.length,
       auditFailures: lost.length,
     }),
