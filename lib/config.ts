@@ -6,6 +6,10 @@ import { ConfigError } from './errors'
 import type { Request } from 'express'
 import type { ItemsContext, ItemsRouterOptions, Logger } from './types'
 import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
+import { DEFAULT_IDEMPOTENCY_TABLE } from './repository/idempotency-store'
+
+/** A day: long enough for any client's retries, short enough to keep the table small. */
+const DEFAULT_IDEMPOTENCY_TTL = 86_400
 
 /** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
 export interface RouterConfig {
@@ -19,6 +23,9 @@ export interface RouterConfig {
   readonly maxRelations: number
   readonly versionsTable: string
   readonly createVersionsTable: boolean
+  readonly idempotencyTable: string
+  readonly createIdempotencyTable: boolean
+  readonly idempotencyTtl: number
   readonly logger: Logger
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
 }
@@ -37,6 +44,9 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxRelations: true,
   versionsTable: true,
   createVersionsTable: true,
+  idempotencyTable: true,
+  createIdempotencyTable: true,
+  idempotencyTtl: true,
   logger: true,
   context: true,
   defaultAccess: true,
@@ -60,6 +70,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
+  if (options.idempotencyTable !== undefined && (typeof options.idempotencyTable !== 'string' || options.idempotencyTable === '')) {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.idempotencyTable must be a non-empty string')
+  }
+  checkPositiveInteger(options.idempotencyTtl, 'options.idempotencyTtl')
   if (options.context !== undefined && typeof options.context !== 'function') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.context must be a function of the request')
   }
@@ -80,6 +94,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxRelations: options.maxRelations ?? 50,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,
+    idempotencyTable: options.idempotencyTable ?? DEFAULT_IDEMPOTENCY_TABLE,
+    createIdempotencyTable: options.createIdempotencyTable === true,
+    idempotencyTtl: options.idempotencyTtl ?? DEFAULT_IDEMPOTENCY_TTL,
     logger: options.logger ?? console,
     context: options.context ?? (() => ({})),
   }

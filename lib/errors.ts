@@ -17,6 +17,9 @@ export type ErrorCode =
   | 'VALUE_OUT_OF_RANGE'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_CONTENT'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR'
 
 const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -33,6 +36,9 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   VALUE_OUT_OF_RANGE: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE_CONTENT: 422,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 })
 
@@ -105,6 +111,33 @@ export class ForbiddenError extends ItemsError {
   }
 }
 
+/** Seconds a client should wait before retrying a 503, sent as `Retry-After`. */
+export const RETRY_AFTER_SECONDS = 1
+
+/**
+ * The database cannot be reached right now: refused or lost connections, a full pool, a timed-out statement.
+ * 503 `SERVICE_UNAVAILABLE` with `Retry-After`; nothing the request did is known to have been committed.
+ */
+export class ServiceUnavailableError extends ItemsError {
+  constructor(options?: { cause?: unknown }) {
+    super('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly.', {}, options)
+  }
+}
+
+/** Concurrent writes kept colliding (deadlocks, serialization failures) after every retry. 409 `CONFLICT`. */
+export class ConflictError extends ItemsError {
+  constructor(options?: { cause?: unknown }) {
+    super('CONFLICT', 'The write collided with concurrent writes; try again.', {}, options)
+  }
+}
+
+/** `If-Match` names none of the item's current ETags: it changed since the client read it. 412 `PRECONDITION_FAILED`. */
+export class PreconditionFailedError extends ItemsError {
+  constructor() {
+    super('PRECONDITION_FAILED', 'The item changed since it was read (If-Match); read it again.')
+  }
+}
+
 /** The options given to `createItemsRouter()` cannot work; thrown at creation, never per request. */
 export class ConfigError extends Error {
   constructor(
@@ -141,21 +174,34 @@ function fromBodyParser(error: { type?: unknown; limit?: unknown }): ItemsError 
   }
 }
 
-/** Turns anything thrown into the list of errors to send. Unknown errors become one generic 500. */
-export function toItemsErrors(error: unknown, logger: Logger): readonly ItemsError[] {
+/**
+ * Turns anything thrown into the list of errors to send. `recognise` reads database faults (503, 409); other
+ * unknown errors become one generic 500.
+ */
+export function toItemsErrors(
+  error: unknown,
+  logger: Logger,
+  recognise: (error: unknown) => ItemsError | null = () => null,
+): readonly ItemsError[] {
   if (error instanceof ItemsErrorList) return error.errors
-  if (error instanceof ItemsError) return [error]
+  if (error instanceof ItemsError) {
+    if (error.code === 'SERVICE_UNAVAILABLE') logger.warn(`express-items-router: the database is unavailable (${String(error.cause)})`)
+    return [error]
+  }
   const fromBody = error !== null && typeof error === 'object' ? fromBodyParser(error) : null
   if (fromBody) return [fromBody]
+  const fault = recognise(error)
+  if (fault) return toItemsErrors(fault, logger)
   logger.error('express-items-router: unexpected error', error)
   return [new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.')]
 }
 
 /** The router's error middleware: the only place that writes an error response. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, recognise?: (error: unknown) => ItemsError | null): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error)
-    const errors = toItemsErrors(error, logger)
+    const errors = toItemsErrors(error, logger, recognise)
+    if (errors[0]!.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS))
     res.status(errors[0]!.status).json({ errors: errors.map(render) })
   }
 }

@@ -36,9 +36,13 @@ export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'
 
+/** Creates the Idempotency-Key table, for hosts that run their own migrations. */
+export { createIdempotencyTable } from './repository/idempotency-store'
+
 /** Error classes, so host apps can throw and recognise the same errors the API answers with. */
 export {
   ConfigError,
+  ConflictError,
   FailedValidationError,
   ForbiddenError,
   InvalidPayloadError,
@@ -46,6 +50,8 @@ export {
   ItemsError,
   ItemsErrorList,
   NotFoundError,
+  PreconditionFailedError,
   RouteNotFoundError,
+  ServiceUnavailableError,
 } from './errors'
 export type { ErrorCode, ErrorExtensions } from './errors'

@@ -28,7 +28,9 @@ import {
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
+import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
 import { ItemsRepository } from './repository/items-repository'
+import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
@@ -100,6 +102,13 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     access,
     lifecycle,
     context: config.context,
+    logger: config.logger,
+    idempotency: new IdempotencyStore(
+      config.knex,
+      config.idempotencyTable,
+      config.idempotencyTtl,
+      config.createIdempotencyTable ? () => createIdempotencyTable(config.knex, config.idempotencyTable) : null,
+    ),
   }
   const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>
@@ -141,6 +150,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use(errorHandler(config.logger))
+  router.use(errorHandler(config.logger, (error) => mapFault(error, dialect)))
   return router
 }

@@ -302,6 +302,27 @@ export interface ItemsRouterOptions extends LimitOptions {
    */
   createVersionsTable?: boolean
   /**
+   * The table holding `Idempotency-Key` records: which key made which write, and its answer. Create it from your
+   * migrations with `createIdempotencyTable(knex)`, or set `createIdempotencyTable`.
+   *
+   * @default 'items_idempotency'
+   */
+  idempotencyTable?: string
+  /**
+   * Create the Idempotency-Key table on first use when it does not exist, instead of expecting the host's
+   * migrations to have run `createIdempotencyTable()`.
+   *
+   * @default false
+   */
+  createIdempotencyTable?: boolean
+  /**
+   * Seconds an `Idempotency-Key` is remembered. A retry after that writes again; expired records are deleted by
+   * later writes that carry a key.
+   *
+   * @default 86400
+   */
+  idempotencyTtl?: number
+  /**
    * Receives unexpected errors (the client only sees a generic 500).
    *
    * @default console

@@ -92,6 +92,8 @@ describe('exported error classes', () => {
     ['VALUE_TOO_LONG', 400],
     ['VALUE_OUT_OF_RANGE', 400],
     ['PAYLOAD_TOO_LARGE', 413],
+    ['CONFLICT', 409],
+    ['SERVICE_UNAVAILABLE', 503],
     ['INTERNAL_SERVER_ERROR', 500],
   ]
 
@@ -281,10 +283,8 @@ forEachDialect((ctx) => {
     it('RECORD_NOT_UNIQUE names the collection and field', async () => {
       const response = await request(app).post('/api/items/authors').send({ name: 'Copycat', email: seed.authors[0]!.email })
       const error = expectError(response, 400, 'RECORD_NOT_UNIQUE')
-      const { value, ...named } = error.extensions
-      expect(named).toEqual({ code: 'RECORD_NOT_UNIQUE', collection: 'authors', field: 'email' })
-      // The duplicate value is reported where the driver tells it.
-      if (value !== undefined) expect(value).toBe(seed.authors[0]!.email)
+      // The same fields on every database, and never the duplicate value (it may be a row the caller cannot read).
+      expect(error.extensions).toEqual({ code: 'RECORD_NOT_UNIQUE', collection: 'authors', field: 'email' })
       expect(error.message).toBe('Value has to be unique (field "email").')
       expect(await rowCounts(ctx)).toEqual(SEEDED)
     })

@@ -5,7 +5,10 @@ import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { ItemsHandler } from './items-scope'
+import type { Knex } from 'knex'
+import type { ItemsHandler, ItemsScope } from './items-scope'
+import { etagOf, notModified, withIfMatch } from './etag'
+import { itemAnswer } from './item-answer'
 
 /** A key that cannot belong to the collection (`abc` for an integer key) names no item: 404, not 400. */
 function keyOf(collection: Collection, id: string): PrimaryKey {
@@ -14,7 +17,7 @@ function keyOf(collection: Collection, id: string): PrimaryKey {
   return key
 }
 
-export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, query, assertReadable }) => {
+export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, access, query, assertReadable }) => {
   assertReadable()
   const key = keyOf(collection, String(req.params.id))
   const parsed = await query()
@@ -23,20 +26,31 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   const item = await repository.readOne(collection, key, parsed)
   if (!item) throw new NotFoundError()
   const version = await versions.requested(collection, key, parsed.version)
+  // The ETag stands for the item itself; a version's preview is another representation and has none.
+  if (version === null && notModified(req, res, await etagOf(repository, access.view, collection, key))) return
   sendData(res, version ? await versions.shown(item, parsed.fields, version) : item)
 }
 
-export const updateItem: ItemsHandler = async (req, res, { collection, writer, query, body, readBack }) => {
+export const updateItem: ItemsHandler = async (req, res, scope) => {
+  const { collection, writer, query, body, readBack, respond } = scope
   const key = keyOf(collection, String(req.params.id))
   const data = body()
   await query()
-  await writer.update([{ keys: [key], data }])
-  const [item] = await readBack([key])
-  if (item) sendData(res, item)
-  else sendNoContent(res)
+  await respond(
+    res,
+    (options) => writer.update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtag(scope, key))),
+    async () => itemAnswer(await readBack([key])),
+  )
 }
 
-export const deleteItem: ItemsHandler = async (req, res, { collection, writer }) => {
-  await writer.delete([keyOf(collection, String(req.params.id))])
+export const deleteItem: ItemsHandler = async (req, res, scope) => {
+  const key = keyOf(scope.collection, String(req.params.id))
+  await scope.writer.delete([key], withIfMatch({}, req.get('If-Match'), currentEtag(scope, key)))
   sendNoContent(res)
 }
+
+/** The item's ETag read inside a write's transaction, for If-Match. */
+const currentEtag =
+  ({ repository, access, collection }: ItemsScope, key: PrimaryKey) =>
+  (trx: Knex.Transaction): Promise<string | null> =>
+    etagOf(repository, access.view, collection, key, trx)

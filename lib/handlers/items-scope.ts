@@ -1,6 +1,6 @@
 // The scope of an /items request: its collection and caller (context, access), the shared parser through the
 // caller's view, the body reader and the caller's writer.
-import type { Request, RequestHandler } from 'express'
+import type { Request, RequestHandler, Response } from 'express'
 import { CallerAccess, hasFullAccess } from '../access/caller-access'
 import { ForbiddenError } from '../errors'
 import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
@@ -11,7 +11,8 @@ import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import type { VersionsService } from '../versions/versions-service'
-import type { ItemsWriter } from '../writes/items-writer'
+import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
+import { idempotent, type Answer } from './idempotent'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
@@ -33,12 +34,24 @@ export interface ItemsScope {
   assertReadable(): void
   /** Whether the caller may manage the collection's content versions (see versions-scope.ts). */
   mayManageVersions(): Promise<boolean>
-  /** The written items as the caller may read them, shaped by the request's `fields`. */
+  /**
+   * The written items as the caller may read them, shaped by the request's `fields`. Runs after commit, so it
+   * never fails: when the read does, the answer is each item's primary key alone.
+   */
   readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
   /** The JSON body; a request without one is a 400. */
   body(): unknown
   /** Parses the `query` object of a by-query write, through the caller's view. */
   selection(raw: unknown): Selection
+  /**
+   * Runs a write and sends its answer, honouring `Idempotency-Key` (see idempotent.ts): `write` gets the
+   * options that claim the key in its transaction, `answer` turns the written keys into the response.
+   */
+  respond(
+    res: Response,
+    write: (options: WriteOptions) => Promise<PrimaryKey[]>,
+    answer: (keys: readonly PrimaryKey[]) => Promise<Answer>,
+  ): Promise<void>
 }
 
 export type ItemsHandler = Handler<ItemsScope>
@@ -70,10 +83,18 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     mayManageVersions: () => hasFullAccess(services.access, collection, access.context),
     readBack: async (keys) => {
       const { fields, scope } = await query()
-      return services.repository.readByKeys(collection, keys, fields, scope)
+      try {
+        return await services.repository.readByKeys(collection, keys, fields, scope)
+      } catch (error) {
+        // The write is committed: answering an error now would make a retrying client write it again.
+        services.logger.error('express-items-router: reading back committed items failed; answering their keys', error)
+        return keys.map((key) => ({ [collection.primaryKey.name]: key }))
+      }
     },
     body: () => readBody(req),
     selection: (raw) => parseSelection(raw, collection, parser),
+    respond: (res, write, answer) =>
+      idempotent({ req, res, store: services.idempotency, context: access.context, logger: services.logger, write, answer }),
   }
 }
 

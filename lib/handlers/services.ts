@@ -4,10 +4,11 @@ import type { Knex } from 'knex'
 import type { AccessSetup } from '../access/caller-access'
 import type { ParserOptions } from '../query/parse-query'
 import type { QueryStringLimits } from '../query/read-query-string'
+import type { IdempotencyStore } from '../repository/idempotency-store'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
-import type { ItemsContext } from '../types'
+import type { ItemsContext, Logger } from '../types'
 import type { VersionsService } from '../versions/versions-service'
 import { ItemsWriter } from '../writes/items-writer'
 import type { Lifecycle } from '../writes/lifecycle'
@@ -27,6 +28,8 @@ export interface Services {
   readonly access: AccessSetup
   readonly lifecycle: Lifecycle
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
+  readonly logger: Logger
+  readonly idempotency: IdempotencyStore
 }
 
 /** The caller's writes to `collection`, with access rules, hooks and events. */

@@ -1,9 +1,11 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
-import { ForbiddenError, NotFoundError } from '../errors'
 import type { FieldNode } from '../query/query'
-import type { Item } from '../types'
-import { sendData, sendNoContent } from './envelope'
+import type { Item, PrimaryKey } from '../types'
+import { sendData } from './envelope'
+import type { Knex } from 'knex'
 import type { ItemsHandler } from './items-scope'
+import { etagOf, notModified, withIfMatch } from './etag'
+import { itemAnswer } from './item-answer'
 
 /** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
 function placeholder(fields: readonly FieldNode[]): Item {
@@ -16,34 +18,34 @@ function placeholder(fields: readonly FieldNode[]): Item {
   return item
 }
 
-export const readSingleton: ItemsHandler = async (_req, res, { collection, repository, versions, query, assertReadable }) => {
+export const readSingleton: ItemsHandler = async (req, res, { collection, repository, versions, access, query, assertReadable }) => {
   assertReadable()
   const parsed = await query()
   // The row as the caller sees it: one outside their read rule is absent, and so are its versions.
-  const version =
-    parsed.version === null
-      ? null
-      : await versions.requested(collection, await repository.firstKey(collection, parsed.scope), parsed.version)
+  const key = await repository.firstKey(collection, parsed.scope)
+  const version = parsed.version === null ? null : await versions.requested(collection, key, parsed.version)
+  // The ETag stands for the row itself; a version's preview is another representation and has none.
+  const etag = version === null && key !== null ? await etagOf(repository, access.view, collection, key) : null
+  if (notModified(req, res, etag)) return
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
   const item = page.items[0] ?? placeholder(parsed.fields)
   sendData(res, version ? await versions.shown(item, parsed.fields, version) : item, page.meta)
 }
 
-/**
- * Updates the row, or creates it when there is none yet. A row the caller cannot see is not theirs to change:
- * 403, as when they may not create it, and never a second row, nor a 404 naming its key.
- */
-export const updateSingleton: ItemsHandler = async (_req, res, { collection, repository, writer, query, body, readBack }) => {
+/** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
+export const updateSingleton: ItemsHandler = async (
+  req,
+  res,
+  { collection, repository, access, writer, query, body, readBack, respond },
+) => {
   const input = body()
   await query()
-  const existing = await repository.firstKey(collection)
-  const [key] =
-    existing === null
-      ? await writer.create([input], false)
-      : await writer.update([{ keys: [existing], data: input }]).catch((error: unknown) => {
-          throw error instanceof NotFoundError ? new ForbiddenError() : error
-        })
-  const [item] = await readBack([key!])
-  if (item) sendData(res, item)
-  else sendNoContent(res)
+  // If-Match on a singleton without its row names nothing that exists: 412, and no row is created.
+  const etag = (trx: Knex.Transaction, keys: readonly PrimaryKey[]): Promise<string | null> =>
+    keys[0] === undefined ? Promise.resolve(null) : etagOf(repository, access.view, collection, keys[0], trx)
+  await respond(
+    res,
+    async (options) => [await writer.saveSingleton(input, withIfMatch(options, req.get('If-Match'), etag))],
+    async (keys) => itemAnswer(await readBack(keys)),
+  )
 }

@@ -4,11 +4,10 @@ import { InvalidPayloadError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey, parseBodyKeys } from '../query/parse-key'
 import type { PrimaryKey } from '../types'
-import type { Change } from '../writes/items-writer'
-import { sendData } from './envelope'
+import type { Change, WriteOptions } from '../writes/items-writer'
 import type { ItemsHandler, ItemsScope } from './items-scope'
 
-function updateEach({ collection, writer }: ItemsScope, items: unknown[]): Promise<PrimaryKey[]> {
+function updateEach({ collection, writer }: ItemsScope, items: unknown[], options: WriteOptions): Promise<PrimaryKey[]> {
   if (items.length > collection.limits.maxBatchSize) {
     throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be updated in one request`)
   }
@@ -20,10 +19,10 @@ function updateEach({ collection, writer }: ItemsScope, items: unknown[]): Promi
     }
     return { keys: [parseBodyKey(collection, item[pk])], data: item, item: index }
   })
-  return writer.update(changes)
+  return writer.update(changes, options)
 }
 
-function updateByForm(scope: ItemsScope, input: Record<string, unknown>): Promise<PrimaryKey[]> {
+function updateByForm(scope: ItemsScope, input: Record<string, unknown>, options: WriteOptions): Promise<PrimaryKey[]> {
   const { collection, writer } = scope
   const extra = Object.keys(input).filter((key) => key !== 'keys' && key !== 'query' && key !== 'data')
   const forms = ['keys', 'query'].filter((key) => input[key] !== undefined)
@@ -31,17 +30,18 @@ function updateByForm(scope: ItemsScope, input: Record<string, unknown>): Promis
     throw new InvalidPayloadError('Send either { keys, data }, { query, data } or an array of items with their keys')
   }
   if (input.keys !== undefined) {
-    return writer.update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }])
+    return writer.update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }], options)
   }
-  return writer.updateWhere(scope.selection(input.query), input.data)
+  return writer.updateWhere(scope.selection(input.query), input.data, options)
 }
 
 export const updateItems: ItemsHandler = async (_req, res, scope) => {
   const input = scope.body()
   await scope.query()
-  let keys: PrimaryKey[]
-  if (Array.isArray(input)) keys = await updateEach(scope, input)
-  else if (isPlainObject(input)) keys = await updateByForm(scope, input)
-  else throw new InvalidPayloadError('The body must be a JSON object or array')
-  sendData(res, await scope.readBack([...new Set(keys)]))
+  if (!Array.isArray(input) && !isPlainObject(input)) throw new InvalidPayloadError('The body must be a JSON object or array')
+  await scope.respond(
+    res,
+    (options) => (Array.isArray(input) ? updateEach(scope, input, options) : updateByForm(scope, input, options)),
+    async (keys) => ({ status: 200, body: { data: await scope.readBack([...new Set(keys)]) } }),
+  )
 }

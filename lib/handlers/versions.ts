@@ -106,8 +106,11 @@ export const compareVersion: VersionsHandler = async (_req, res, { versions, ver
 
 export const promoteVersion: VersionsHandler = async (req, res, { versions, version, writer }) => {
   await versions.ready()
-  const { collection, item, changes } = await versions.promotion((await version()).id, readBody(req))
-  // Through the collection's own write path: its hooks, validation and events apply as to any update.
-  await (await writer(collection)).update([{ keys: [item], data: changes }])
+  const { collection, item, changes, mainHash } = await versions.promotion((await version()).id, readBody(req))
+  // Through the collection's own write path: its hooks, validation and events apply as to any update. The hash
+  // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between.
+  await (
+    await writer(collection)
+  ).update([{ keys: [item], data: changes }], { guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx) })
   sendData(res, item)
 }

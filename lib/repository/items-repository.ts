@@ -10,6 +10,7 @@ import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialects'
 import { mapDbError } from './map-db-error'
+import { retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
 
@@ -64,8 +65,9 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
+    db: Db = this.knex,
   ): Promise<Item[]> {
-    return (await this.readKeyed(collection, keys, fields, scope)).map(({ item }) => item)
+    return (await this.readKeyed(collection, keys, fields, scope, db)).map(({ item }) => item)
   }
 
   /** As `readByKeys`, each item beside its key: for callers whose `fields` may leave the key out. */
@@ -74,18 +76,27 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
+    db: Db = this.knex,
   ): Promise<{ key: PrimaryKey; item: Item }[]> {
-    const byKey = await this.loader.byKeys(this.knex, collection, [...new Set(keys)], fields, scope)
+    const byKey = await this.loader.byKeys(db, collection, [...new Set(keys)], fields, scope)
     return keys.flatMap((key) => {
       const item = byKey.get(keyId(key))
       return item === undefined ? [] : [{ key, item }]
     })
   }
 
-  /** Runs `work` in one transaction: all of it lands or none. Database errors become the API's errors. */
-  async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction: all of it lands or none. A transaction the database rolls back for
+   * colliding with others runs again from the start (see retry-transaction.ts), so `work` must not keep
+   * state between attempts. With `lock`, no other transaction with the same lock name runs at the same time.
+   * Database errors become the API's errors.
+   */
+  async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
+    const { lock } = options
     try {
-      return await this.knex.transaction(work)
+      return await retryTransaction(this.dialect, () =>
+        lock === undefined ? this.knex.transaction(work) : this.dialect.lockedTransaction(this.knex, lock, work),
+      )
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
     }
@@ -186,9 +197,22 @@ export class ItemsRepository {
     return items.map((item) => item.key as PrimaryKey)
   }
 
+  /** Locks the items with these keys until `trx` ends (see `Dialect.lockRows`). */
+  async lockKeys(trx: Knex.Transaction, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+    const pk = collection.primaryKey
+    for (const part of chunk(keys, this.dialect.maxParameters)) {
+      await this.dialect.lockRows(
+        trx,
+        collection.table,
+        pk.column,
+        part.map((key) => toStorage(pk, key, this.dialect)),
+      )
+    }
+  }
+
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
-  async firstKey(collection: Collection, scope: FilterNode | null = null): Promise<PrimaryKey | null> {
-    const [key] = await this.findKeys(this.knex, collection, {
+  async firstKey(collection: Collection, scope: FilterNode | null = null, db: Db = this.knex): Promise<PrimaryKey | null> {
+    const [key] = await this.findKeys(db, collection, {
       filter: scope,
       search: null,
       sort: [{ field: collection.primaryKey, direction: 'asc', path: [] }],

@@ -1,8 +1,8 @@
 // Turns a driver error its dialect recognised into the API's error; the original is kept as `cause` for logs
 // and never sent to the client. Errors the dialect does not recognise pass through unchanged (500).
-import { ItemsError, type ErrorCode } from '../errors'
+import { ConflictError, ItemsError, ServiceUnavailableError, type ErrorCode } from '../errors'
 import { isHidden, type Collection } from '../schema/collection'
-import type { Dialect } from './dialects'
+import type { Dialect, DriverError, Fault } from './dialects'
 
 const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
   RECORD_NOT_UNIQUE: 'Value has to be unique',
@@ -16,6 +16,8 @@ const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
 /** Returns the API error for a driver error, or the error itself when it is not one a client can cause. */
 export function mapDbError(error: unknown, collection: Collection, dialect: Dialect): unknown {
   if (error instanceof ItemsError || typeof error !== 'object' || error === null) return error
+  const fault = mapFault(error, dialect)
+  if (fault) return fault
   const mapped = dialect.recogniseError(error, collection)
   if (!mapped) return error
   // Only names the schema knows are reported: a column the API does not expose stays unnamed.
@@ -24,7 +26,9 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
   const extensions = {
     collection: collection.name,
     ...(field ? { field } : {}),
-    ...(field && mapped.value !== undefined ? { value: mapped.value } : {}),
+    // A duplicate may be a row the caller cannot read, so its value is never echoed: a unique error carries
+    // the same fields on every database whether or not the driver names the value.
+    ...(field && mapped.value !== undefined && mapped.code !== 'RECORD_NOT_UNIQUE' ? { value: mapped.value } : {}),
   }
   if (mapped.referenced) {
     return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, {
@@ -34,4 +38,26 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
   const base = MESSAGES[mapped.code] ?? mapped.code
   const message = mapped.code === 'INVALID_PAYLOAD' ? base : `${base}${field ? ` (field "${field}")` : ''}.`
   return new ItemsError(mapped.code, message, extensions, { cause: error })
+}
+
+/**
+ * The fault an error stands for, if any: the dialect reads its driver's errors; knex's own acquire timeout
+ * (every pooled connection busy or the database unreachable for `acquireConnectionTimeout`) is `unavailable`.
+ */
+export function faultOf(error: unknown, dialect: Dialect): Fault | null {
+  if (typeof error !== 'object' || error === null || error instanceof ItemsError) return null
+  if ((error as DriverError).name === 'KnexTimeoutError') return 'unavailable'
+  return dialect.recogniseFault(error)
+}
+
+/** The API's answer to a fault: 503 for an unreachable database, 409 for a conflict retries did not resolve. */
+export function mapFault(error: unknown, dialect: Dialect): ItemsError | null {
+  switch (faultOf(error, dialect)) {
+    case 'unavailable':
+      return new ServiceUnavailableError({ cause: error })
+    case 'conflict':
+      return new ConflictError({ cause: error })
+    default:
+      return null
+  }
 }

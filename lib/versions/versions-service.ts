@@ -101,8 +101,8 @@ export class VersionsService {
   }
 
   /** A digest of the main item's visible fields: a promote must name the state it was reviewed against. */
-  async mainHash(collection: Collection, item: PrimaryKey): Promise<string> {
-    const [main] = await this.repository.readByKeys(collection, [item], scalarNodes(collection))
+  async mainHash(collection: Collection, item: PrimaryKey, db?: Knex | Knex.Transaction): Promise<string> {
+    const [main] = await this.repository.readByKeys(collection, [item], scalarNodes(collection), null, db)
     if (!main) throw new NotFoundError(`Item "${item}" not found in "${collection.name}".`)
     return createHash('sha256').update(JSON.stringify(main)).digest('hex')
   }
@@ -268,20 +268,18 @@ export class VersionsService {
   }
 
   /**
-   * What promoting the version writes: the delta (or the listed fields of it) for the main item, once the
-   * caller's `mainHash` shows they reviewed its current state. The caller applies it through the normal update path.
+   * What promoting the version writes: the delta (or the listed fields of it) for the main item, and the
+   * `mainHash` the caller reviewed. The caller applies it through the normal update path with
+   * `assertMainHash` as its guard, so the check and the write share one transaction and the item's row lock.
    */
-  async promotion(id: number, body: unknown): Promise<{ collection: Collection; item: PrimaryKey; changes: Record<string, unknown> }> {
+  async promotion(
+    id: number,
+    body: unknown,
+  ): Promise<{ collection: Collection; item: PrimaryKey; changes: Record<string, unknown>; mainHash: string }> {
     if (!isPlainObject(body) || typeof body.mainHash !== 'string') throw new InvalidPayloadError('"mainHash" is required')
     const version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
     const item = this.itemKey(collection, version)
-    const current = await this.mainHash(collection, item)
-    if (body.mainHash !== current) {
-      throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
-        mainHash: current,
-      })
-    }
     const delta = version.delta ?? {}
     let changes = delta
     if (body.fields !== undefined) {
@@ -290,7 +288,17 @@ export class VersionsService {
       }
       changes = Object.fromEntries(Object.entries(delta).filter(([name]) => (body.fields as string[]).includes(name)))
     }
-    return { collection, item, changes }
+    return { collection, item, changes, mainHash: body.mainHash }
+  }
+
+  /** 422 unless the main item, read in `db` (a transaction holding its row lock), still has this hash. */
+  async assertMainHash(collection: Collection, item: PrimaryKey, expected: string, db: Knex.Transaction): Promise<void> {
+    const current = await this.mainHash(collection, item, db)
+    if (expected !== current) {
+      throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
+        mainHash: current,
+      })
+    }
   }
 
   /**

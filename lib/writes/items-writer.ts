@@ -4,7 +4,7 @@
 import type { Knex } from 'knex'
 import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { validationErrors } from '../access/check-validation'
-import { InvalidPayloadError, ItemsError, ItemsErrorList } from '../errors'
+import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { Selection } from '../query/query'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
@@ -49,6 +49,25 @@ async function inOrder<T, R>(items: readonly T[], run: (item: T, index: number) 
   return results
 }
 
+/**
+ * A check run inside a write's transaction, after the rows it changes are locked, with their keys (none for a
+ * create): whatever it reads still holds at commit. A promote's `mainHash` and `If-Match` are guards.
+ */
+export type WriteGuard = (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
+
+export interface WriteOptions {
+  readonly guard?: WriteGuard
+  /** Runs last inside the transaction with the written keys, so what it records commits with the write. */
+  readonly written?: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
+}
+
+/** What a transaction wrote, for the after hook and events. */
+interface Written {
+  readonly action: 'create' | 'update'
+  readonly keys: PrimaryKey[]
+  readonly payloads: Item[]
+}
+
 export class ItemsWriter {
   constructor(
     private readonly collection: Collection,
@@ -59,57 +78,79 @@ export class ItemsWriter {
   ) {}
 
   /** Creates the items (an array body keeps its indexes in errors); answers their keys. */
-  async create(inputs: readonly unknown[], batch: boolean): Promise<PrimaryKey[]> {
-    const { collection, repository, lifecycle } = this
+  async create(inputs: readonly unknown[], batch: boolean, options: WriteOptions = {}): Promise<PrimaryKey[]> {
+    const { collection, repository } = this
     if (inputs.length > collection.limits.maxBatchSize) {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
-    const rule = await this.access.write(collection, 'create')
-    this.assertWritable(
-      rule,
-      'create',
-      inputs.map((data, index) => ({ keys: [], data, item: batch ? index : undefined })),
-    )
-    const validateAll = (items: readonly unknown[]): Payload[] =>
-      collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
-    // Without a hook to change them, payloads are checked before the transaction: a bad one costs no SQL.
-    const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
-    const { keys, payloads } = await repository.transaction(collection, async (trx) => {
-      const payloads =
-        early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
-      return { keys: await repository.create(trx, collection, payloads, this.access.view.scope), payloads }
+    const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
+    const written = await repository.transaction(collection, async (trx) => {
+      await options.guard?.(trx, [])
+      return this.finish(trx, await write(trx), options)
     })
-    await lifecycle.after(collection, {
-      action: 'create',
-      collection: collection.name,
-      keys,
-      payloads: payloads.map(toItem),
-      context: this.access.context,
-    })
-    return keys
+    await this.after(written)
+    return written.keys
   }
 
   /** Applies each change to its keys; a key the caller cannot see is a 404, one it may not change a 403. */
-  async update(changes: readonly Change[]): Promise<PrimaryKey[]> {
+  async update(changes: readonly Change[], options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
-    return this.runUpdate(rule, changes, async (trx) => {
+    return this.runUpdate(rule, changes, options, async (trx) => {
       const keys = changes.flatMap((change) => change.keys)
+      await this.repository.lockKeys(trx, this.collection, keys)
       await this.repository.checkKeys(trx, this.collection, keys, this.access.visibleFor(this.collection, rule), rule.scope)
       return changes.map((change) => change.keys)
     })
   }
 
   /** Applies `data` to the items the selection matches among those the caller may read and update. */
-  async updateWhere(selection: Selection, data: unknown): Promise<PrimaryKey[]> {
+  async updateWhere(selection: Selection, data: unknown, options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
-    return this.runUpdate(rule, [{ keys: [], data }], async (trx) => [await this.findKeys(trx, selection, rule)])
+    return this.runUpdate(rule, [{ keys: [], data }], options, async (trx) => {
+      const keys = await this.findKeys(trx, selection, rule)
+      await this.repository.lockKeys(trx, this.collection, keys)
+      return [keys]
+    })
+  }
+
+  /**
+   * Updates the singleton's row, or creates it when there is none, under the collection's singleton lock: two
+   * requests at once never both find no row and both create one. A row the caller cannot see is not theirs to
+   * change: 403, as when they may not create it, never a second row nor a 404 naming its key.
+   */
+  async saveSingleton(input: unknown, options: WriteOptions = {}): Promise<PrimaryKey> {
+    const { collection, repository, access } = this
+    const written = await repository.transaction(
+      collection,
+      async (trx): Promise<Written> => {
+        const existing = await repository.firstKey(collection, null, trx)
+        if (existing === null) {
+          const write = this.prepareCreate(await access.write(collection, 'create'), [input], false)
+          await options.guard?.(trx, [])
+          return this.finish(trx, await write(trx), options)
+        }
+        const rule = await access.write(collection, 'update')
+        const write = this.prepareUpdate(rule, [{ keys: [existing], data: input }])
+        await repository.lockKeys(trx, collection, [existing])
+        await repository.checkKeys(trx, collection, [existing], access.visibleFor(collection, rule), rule.scope).catch((error: unknown) => {
+          throw error instanceof NotFoundError ? new ForbiddenError() : error
+        })
+        await options.guard?.(trx, [existing])
+        return this.finish(trx, await write(trx, [[existing]]), options)
+      },
+      { lock: `singleton:${collection.table}` },
+    )
+    await this.after(written)
+    return written.keys[0]!
   }
 
   /** Deletes the items; a key the caller cannot see is a 404, one it may not delete a 403. */
-  async delete(keys: readonly PrimaryKey[]): Promise<void> {
+  async delete(keys: readonly PrimaryKey[], options: WriteOptions = {}): Promise<void> {
     const rule = await this.access.write(this.collection, 'delete')
     await this.runDelete(async (trx) => {
+      await this.repository.lockKeys(trx, this.collection, keys)
       await this.repository.checkKeys(trx, this.collection, keys, this.access.visibleFor(this.collection, rule), rule.scope)
+      await options.guard?.(trx, keys)
       return [...keys]
     })
   }
@@ -121,22 +162,38 @@ export class ItemsWriter {
   }
 
   /**
-   * The update sequence: `resolveKeys` (in the transaction) answers the keys of each change, in order; a
-   * by-query change learns its keys only there.
+   * The create sequence inside a transaction: before hooks, validation, insert. Without a hook to change
+   * them, payloads are checked here, before the transaction: a bad one costs no SQL.
    */
-  private async runUpdate(
+  private prepareCreate(rule: WriteRule, inputs: readonly unknown[], batch: boolean): (trx: Knex.Transaction) => Promise<Written> {
+    const { collection, repository, lifecycle } = this
+    this.assertWritable(
+      rule,
+      'create',
+      inputs.map((data, index) => ({ keys: [], data, item: batch ? index : undefined })),
+    )
+    const validateAll = (items: readonly unknown[]): Payload[] =>
+      collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
+    const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
+    return async (trx) => {
+      const payloads =
+        early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
+      const keys = await repository.create(trx, collection, payloads, this.access.view.scope)
+      return { action: 'create', keys, payloads: payloads.map(toItem) }
+    }
+  }
+
+  /** The update sequence inside a transaction, once each change's keys are known: before hooks, validation, update. */
+  private prepareUpdate(
     rule: WriteRule,
     changes: readonly Change[],
-    resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>,
-  ): Promise<PrimaryKey[]> {
+  ): (trx: Knex.Transaction, keys: readonly (readonly PrimaryKey[])[]) => Promise<Written> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(rule, 'update', changes)
     const validateAll = (datas: readonly unknown[]): Payload[] =>
       collectErrors(datas, (data, index) => this.validate(rule, 'update', data, changes[index]!.item))
-    // Without a hook to change them, payloads are checked before the transaction: a bad one costs no SQL.
     const early = lifecycle.has(collection, 'beforeUpdate') ? null : validateAll(changes.map((change) => change.data))
-    const sets = await repository.transaction(collection, async (trx) => {
-      const keys = await resolveKeys(trx)
+    return async (trx, keys) => {
       const payloads =
         early ??
         validateAll(
@@ -146,12 +203,42 @@ export class ItemsWriter {
         )
       const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))
       await repository.update(trx, collection, sets, this.access.view.scope)
-      return sets
+      return {
+        action: 'update',
+        keys: sets.flatMap((set) => set.keys),
+        payloads: sets.flatMap((set) => set.keys.map(() => toItem(set.payload))),
+      }
+    }
+  }
+
+  /**
+   * The update in its transaction: `resolveKeys` answers the keys of each change, in order, and locks them; a
+   * by-query change learns its keys only there. The guard runs once they are locked.
+   */
+  private async runUpdate(
+    rule: WriteRule,
+    changes: readonly Change[],
+    options: WriteOptions,
+    resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>,
+  ): Promise<PrimaryKey[]> {
+    const write = this.prepareUpdate(rule, changes)
+    const written = await this.repository.transaction(this.collection, async (trx) => {
+      const keys = await resolveKeys(trx)
+      await options.guard?.(trx, keys.flat())
+      return this.finish(trx, await write(trx, keys), options)
     })
-    const keys = sets.flatMap((set) => set.keys)
-    const payloads = sets.flatMap((set) => set.keys.map(() => toItem(set.payload)))
-    await lifecycle.after(collection, { action: 'update', collection: collection.name, keys, payloads, context: this.access.context })
-    return keys
+    await this.after(written)
+    return written.keys
+  }
+
+  private async finish(trx: Knex.Transaction, written: Written, options: WriteOptions): Promise<Written> {
+    await options.written?.(trx, written.keys)
+    return written
+  }
+
+  private async after({ action, keys, payloads }: Written): Promise<void> {
+    const { collection } = this
+    await this.lifecycle.after(collection, { action, collection: collection.name, keys, payloads, context: this.access.context })
   }
 
   private async runDelete(resolve: (trx: Knex.Transaction) => Promise<PrimaryKey[]>): Promise<void> {

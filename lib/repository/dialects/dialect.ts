@@ -30,6 +30,14 @@ export interface RecognisedError {
   readonly referenced?: boolean
 }
 
+/**
+ * A driver error that says nothing about the request: `unavailable` when the database could not be reached or
+ * the connection was lost (the outcome of an unfinished transaction is unknown), `conflict` when concurrent
+ * transactions collided and the database rolled this one back (deadlock, serialization failure, lock wait),
+ * which is safe to retry.
+ */
+export type Fault = 'unavailable' | 'conflict'
+
 export interface Dialect {
   readonly name: DialectName
   /**
@@ -129,6 +137,29 @@ export interface Dialect {
    * Columns in `readAsText` already arrive as text; this covers the rest and any value read some other way.
    */
   readValue(raw: unknown, type: FieldType): unknown
+  /**
+   * The fault a driver error stands for, or null. PostgreSQL: SQLSTATE classes 08 and 57P0x, pg's own
+   * "Connection terminated" and "Query read timeout" messages, and 40P01/40001/55P03 for conflicts. MySQL:
+   * mysql2's fatal protocol errors and ER_LOCK_DEADLOCK/ER_LOCK_WAIT_TIMEOUT. SQLite has no connection to lose,
+   * only SQLITE_BUSY/SQLITE_LOCKED when another connection holds the database's write lock past busy_timeout.
+   */
+  recogniseFault(error: DriverError): Fault | null
+  /**
+   * Runs `work` in a transaction during which no other transaction run through here with the same `name`
+   * is, so a read-then-write (create a singleton's row if it has none) cannot interleave. PostgreSQL takes
+   * `pg_advisory_xact_lock` inside the transaction. MySQL's `GET_LOCK` belongs to the session, not the
+   * transaction, so it is taken on the transaction's own connection before BEGIN and released after COMMIT.
+   * SQLite runs one write transaction at a time on the database file anyway (knex's better-sqlite3 pool holds
+   * one connection by default), so a plain transaction.
+   */
+  lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>
+  /**
+   * Locks the rows with these keys until the transaction ends, in key order, so that two writers of the same
+   * rows queue up instead of deadlocking, and a check made after the lock still holds at commit.
+   * `SELECT … ORDER BY key FOR UPDATE` on PostgreSQL and MySQL; nothing on SQLite, whose write transactions
+   * already exclude each other.
+   */
+  lockRows(trx: Knex.Transaction, table: string, column: string, keys: readonly unknown[]): Promise<void>
 }
 
 /** The parts of a driver's error the dialects read; each driver sets its own subset. */
@@ -139,4 +170,8 @@ export interface DriverError {
   readonly column?: unknown
   /** pg */
   readonly detail?: unknown
+  /** mysql2: the connection can no longer be used. */
+  readonly fatal?: unknown
+  /** knex */
+  readonly name?: unknown
 }

@@ -6,7 +6,15 @@ import { mysql } from './mysql'
 import { postgres } from './postgres'
 import { sqlite } from './sqlite'
 
-export { DIALECT_NAMES, type Dialect, type DialectName, type DriverError, type RecognisedError, type SqlFragment } from './dialect'
+export {
+  DIALECT_NAMES,
+  type Dialect,
+  type DialectName,
+  type DriverError,
+  type Fault,
+  type RecognisedError,
+  type SqlFragment,
+} from './dialect'
 
 /** Typed by name, so a name in DIALECT_NAMES without its object does not compile. */
 const DIALECTS: Readonly<Record<DialectName, Dialect>> = { sqlite, postgres, mysql }

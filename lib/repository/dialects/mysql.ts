@@ -2,7 +2,10 @@
 import type { DatePart } from '../../query/query'
 import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
-import type { Dialect, DriverError, RecognisedError } from './dialect'
+import type { Knex } from 'knex'
+import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
+import { isNetworkError } from './network-faults'
+import { lockName, lockRowsForUpdate } from './row-locks'
 import { bufferText, dateText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 
@@ -58,6 +61,55 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
   }
 }
 
+/** Codes mysql2 and the server use for a connection that is gone or cannot be made. */
+const UNAVAILABLE: ReadonlySet<string> = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_CONNECTION_KILLED',
+])
+
+/** mysql2 marks errors after which the connection is unusable as `fatal`; lock waits and deadlocks are not. */
+function recogniseFault(error: DriverError): Fault | null {
+  const code = typeof error.code === 'string' ? error.code : ''
+  if (code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT') return 'conflict'
+  if (UNAVAILABLE.has(code) || isNetworkError(code) || error.fatal === true) return 'unavailable'
+  const message = typeof error.message === 'string' ? error.message : ''
+  return /connection is in closed state/.test(message) ? 'unavailable' : null
+}
+
+/** Seconds GET_LOCK waits before giving up; a lock held that long means the database is stuck. */
+const LOCK_WAIT_SECONDS = 10
+
+/**
+ * GET_LOCK is held by the session until RELEASE_LOCK, so the transaction runs on a connection taken here and
+ * the lock is released after COMMIT or ROLLBACK, before the connection goes back to the pool. A lock left
+ * behind by a lost connection dies with its session.
+ */
+async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const connection: unknown = await knex.client.acquireConnection()
+  try {
+    const lock = lockName(name)
+    const [rows] = (await knex.raw('select get_lock(?, ?) as locked', [lock, LOCK_WAIT_SECONDS]).connection(connection)) as [
+      { locked: unknown }[],
+    ]
+    if (Number(rows[0]?.locked) !== 1) throw Object.assign(new Error(`GET_LOCK timed out`), { code: 'ER_LOCK_WAIT_TIMEOUT' })
+    try {
+      return await knex.transaction(work, { connection })
+    } finally {
+      await knex
+        .raw('select release_lock(?)', [lock])
+        .connection(connection)
+        .catch(() => undefined)
+    }
+  } finally {
+    await knex.client.releaseConnection(connection)
+  }
+}
+
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
@@ -88,5 +140,8 @@ export const mysql: Dialect = {
     bindings: [column, likePattern(term, spec.anchor)],
   }),
   recogniseError,
+  recogniseFault,
+  lockedTransaction,
+  lockRows: lockRowsForUpdate,
   readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
 }

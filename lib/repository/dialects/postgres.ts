@@ -1,7 +1,9 @@
 // PostgreSQL through pg: RETURNING, ILIKE, EXTRACT, and a sequence to keep in step with explicit keys.
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
-import type { Dialect, DriverError, RecognisedError } from './dialect'
+import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
+import { isNetworkError } from './network-faults'
+import { lockNumber, lockRowsForUpdate } from './row-locks'
 import { dateText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 
@@ -45,6 +47,21 @@ function recogniseError(error: DriverError): RecognisedError | null {
   }
 }
 
+/**
+ * SQLSTATE class 08 is a connection exception and 57P01-57P03 a shutting-down or starting server
+ * (https://www.postgresql.org/docs/current/errcodes-appendix.html). pg's own errors have no code and say
+ * "Connection terminated …" (lost connection, `connectionTimeoutMillis`) or "Query read timeout" (`query_timeout`).
+ */
+function recogniseFault(error: DriverError): Fault | null {
+  const code = typeof error.code === 'string' ? error.code : ''
+  const message = typeof error.message === 'string' ? error.message : ''
+  if (code === '40P01' || code === '40001' || code === '55P03') return 'conflict'
+  if (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || isNetworkError(code)) return 'unavailable'
+  // knex puts the statement in front of the driver's message ("BEGIN; - Connection terminated unexpectedly").
+  if (/Connection terminated|Query read timeout|timeout expired|not queryable/.test(message)) return 'unavailable'
+  return null
+}
+
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
@@ -80,6 +97,13 @@ export const postgres: Dialect = {
     bindings: [column, likePattern(term, spec.anchor)],
   }),
   recogniseError,
+  recogniseFault,
+  lockedTransaction: (knex, name, work) =>
+    knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?::bigint)', [lockNumber(name)])
+      return work(trx)
+    }),
+  lockRows: lockRowsForUpdate,
   // A boolean read through a text cast is PostgreSQL's own text form.
   readValue: (raw, type) => numberText(dateText(raw, type), type),
 }

@@ -3,7 +3,7 @@
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
-import type { Dialect, DriverError, RecognisedError } from './dialect'
+import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { checkSqliteFunctions } from './sqlite-functions'
@@ -47,6 +47,10 @@ function recogniseError(error: DriverError): RecognisedError | null {
   }
 }
 
+/** Another connection held the write lock longer than better-sqlite3's `timeout` (busy_timeout). */
+const recogniseFault = (error: DriverError): Fault | null =>
+  typeof error.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(error.code) ? 'conflict' : null
+
 export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
@@ -75,6 +79,9 @@ export const sqlite: Dialect = {
         }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
   recogniseError,
+  recogniseFault,
+  lockedTransaction: (knex, _name, work) => knex.transaction(work),
+  lockRows: async () => undefined,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }

@@ -1,0 +1,63 @@
+// Strong ETags for one item, and the If-Match / If-None-Match checks. The tag is a digest of every scalar field
+// the caller may read, so it does not depend on `?fields=` and never reflects a field the caller cannot see.
+import { createHash } from 'node:crypto'
+import type { Request, Response } from 'express'
+import type { Knex } from 'knex'
+import { PreconditionFailedError } from '../errors'
+import type { FieldNode } from '../query/query'
+import type { SchemaView } from '../query/schema-view'
+import type { ItemsRepository } from '../repository/items-repository'
+import type { Collection } from '../schema/collection'
+import type { PrimaryKey } from '../types'
+import type { WriteGuard, WriteOptions } from '../writes/items-writer'
+
+/** The item's ETag as the caller sees it, or null when they cannot see it. In `db` when given (a write's transaction). */
+export async function etagOf(
+  repository: ItemsRepository,
+  view: SchemaView,
+  collection: Collection,
+  key: PrimaryKey,
+  db?: Knex.Transaction,
+): Promise<string | null> {
+  const fields = view
+    .members(collection)
+    .flatMap((member): FieldNode[] => (member.kind === 'field' ? [{ kind: 'field', output: member.name, field: member }] : []))
+  const [item] = await repository.readByKeys(collection, [key], fields, view.scope(collection), db)
+  return item ? `"${createHash('sha256').update(JSON.stringify(item)).digest('base64url')}"` : null
+}
+
+/** Whether an If-Match / If-None-Match header names `etag` (`*`: any existing item). Weak tags never match. */
+export function etagMatches(header: string, etag: string | null): boolean {
+  if (etag === null) return false
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed === etag
+  })
+}
+
+/**
+ * Adds an If-Match check to a write's options: it runs inside the transaction once the item's row is locked,
+ * so the item cannot change between the check and the write. No header, no check.
+ */
+export function withIfMatch(
+  options: WriteOptions,
+  header: string | undefined,
+  etag: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<string | null>,
+): WriteOptions {
+  if (header === undefined) return options
+  const guard: WriteGuard = async (trx, keys) => {
+    if (!etagMatches(header, await etag(trx, keys))) throw new PreconditionFailedError()
+    await options.guard?.(trx, keys)
+  }
+  return { ...options, guard }
+}
+
+/** Sets the ETag of a one-item read; answers 304 with no body, and true, when `If-None-Match` names it. */
+export function notModified(req: Request, res: Response, etag: string | null): boolean {
+  if (etag === null) return false
+  res.set('ETag', etag)
+  const header = req.get('If-None-Match')
+  if (header === undefined || !etagMatches(header, etag)) return false
+  res.status(304).end()
+  return true
+}

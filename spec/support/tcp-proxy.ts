@@ -1,0 +1,78 @@
+// Test support: a TCP proxy between a knex pool and its database that specs can cut, blackhole or slow down.
+import net from 'node:net'
+
+export type ProxyMode = 'pass' | 'down' | 'blackhole'
+
+export class TcpProxy {
+  private mode: ProxyMode = 'pass'
+  private delayMs = 0
+  private readonly sockets = new Set<net.Socket>()
+  private readonly server: net.Server
+
+  private constructor(
+    private readonly target: { host: string; port: number },
+    readonly port: number,
+    server: net.Server,
+  ) {
+    this.server = server
+    server.on('connection', (client) => this.accept(client))
+  }
+
+  /** Listens on an ephemeral port of 127.0.0.1. */
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    const server = net.createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return new TcpProxy(target, (server.address() as net.AddressInfo).port, server)
+  }
+
+  /** Drops every open connection and refuses new ones: a database that went away. */
+  cut(): void {
+    this.mode = 'down'
+    for (const socket of this.sockets) socket.destroy()
+    this.sockets.clear()
+  }
+
+  /** Keeps connections open but forwards nothing, either way: a silent network partition. */
+  blackhole(): void {
+    this.mode = 'blackhole'
+  }
+
+  /** Delays every chunk by `ms` in both directions. */
+  delay(ms: number): void {
+    this.delayMs = ms
+  }
+
+  /** Forwards again (connections dropped meanwhile stay dropped). */
+  restore(): void {
+    this.mode = 'pass'
+    this.delayMs = 0
+  }
+
+  async close(): Promise<void> {
+    this.cut()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  private accept(client: net.Socket): void {
+    if (this.mode === 'down') {
+      client.destroy()
+      return
+    }
+    const upstream = net.connect(this.target.port, this.target.host)
+    this.sockets.add(client).add(upstream)
+    const forward = (from: net.Socket, to: net.Socket): void => {
+      from.on('data', (chunk) => {
+        if (this.mode !== 'pass') return
+        if (this.delayMs === 0) to.write(chunk)
+        else setTimeout(() => to.writable && to.write(chunk), this.delayMs)
+      })
+      from.on('error', () => to.destroy())
+      from.on('close', () => {
+        this.sockets.delete(from)
+        to.destroy()
+      })
+    }
+    forward(client, upstream)
+    forward(upstream, client)
+  }
+}
