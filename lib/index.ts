@@ -25,6 +25,8 @@ export type {
   LimitOptions,
   Logger,
   O2MFieldDefinition,
+  OpenApiDocument,
+  OpenApiOptions,
   PrimaryKey,
   ScalarFieldDefinition,
   WriteAction,

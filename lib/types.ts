@@ -236,6 +236,38 @@ export type ItemsEvents = EventEmitter
 /** The Express router `createItemsRouter` returns, with its event emitter. */
 export interface ItemsRouter extends Router {
   readonly events: ItemsEvents
+  /**
+   * The OpenAPI 3.1 document of every endpoint this router serves, built from the same collection model and
+   * payload schemas the router validates with. Hidden fields never appear in it. Its paths are relative to
+   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is.
+   */
+  openapi(options?: { serverUrl?: string }): OpenApiDocument
+}
+
+/** An OpenAPI 3.1 document, as JSON. */
+export interface OpenApiDocument {
+  openapi: string
+  info: { title: string; version: string; description?: string }
+  paths: Record<string, unknown>
+  components: Record<string, unknown>
+  servers?: { url: string }[]
+  [key: string]: unknown
+}
+
+/** Serving the OpenAPI document (see `ItemsRouter.openapi()`). */
+export interface OpenApiOptions {
+  /**
+   * Where the router serves the document, relative to its mount path. Its `servers` entry is the mount path.
+   *
+   * @default '/openapi.json'
+   */
+  path?: string
+  /** The document's `info.title`. @default 'Items API' */
+  title?: string
+  /** The document's `info.version` (your API's version, not this library's). @default '1.0.0' */
+  version?: string
+  /** The document's `info.description`. */
+  description?: string
 }
 
 /** Where the router reports errors it does not send to the client (unexpected 500s). */
@@ -321,6 +353,14 @@ export interface ItemsRouterOptions extends LimitOptions {
    * @default true
    */
   defaultAccess?: boolean | Access
+  /**
+   * Serve the OpenAPI 3.1 document (`true`: at `/openapi.json` under the mount path). It lists every
+   * collection and field but hidden ones, whoever asks, so leave it off where that is a secret; the document
+   * is available from `router.openapi()` either way.
+   *
+   * @default false
+   */
+  openapi?: boolean | OpenApiOptions
 }
 
 /** An item as the API returns it: field names to JSON values. */
