@@ -8,6 +8,7 @@ process.env.TZ = 'Asia/Kolkata'
 const UNIT_SPECS = [
   '/spec/package\\.spec\\.ts$',
   '/spec/openapi/openapi-document\\.spec\\.ts$',
+  '/spec/types/.+\\.spec\\.ts$',
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
   '/spec/repository/compile-filter\\.spec\\.ts$',

@@ -31,7 +31,7 @@ import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
-import type { ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
+import type { Collections, ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
 import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
@@ -65,7 +65,7 @@ function parserLimits(config: RouterConfig): ParserLimits {
  * Synchronous; throws a `ConfigError` for options that cannot work. Mount it anywhere:
  * `app.use('/api', createItemsRouter(...))`; subscribe to writes on its `events`.
  */
-export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
+export function createItemsRouter<const C extends Collections = Collections>(options: ItemsRouterOptions<C>): ItemsRouter<C> {
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
   const schema = buildSchema(options.collections, config.limits)
@@ -153,5 +153,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
   router.use(errorHandler(config.logger))
-  return router
+  // The emitter is untyped inside; its listeners' types come from the collections the caller passed.
+  return router as ItemsRouter<C>
 }
