@@ -20,6 +20,7 @@ section "npm pack"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 node -r ts-node/register/transpile-only spec/external/readme-blocks.ts usage > "$work/app.ts"
 node -r ts-node/register/transpile-only spec/external/readme-blocks.ts usage-curl > "$work/usage.sh"
+node -r ts-node/register/transpile-only spec/external/readme-blocks.ts versions-curl > "$work/versions.sh"
 # better-sqlite3 is native: link the repository's build instead of compiling it once per project.
 sqlite="file:$(node -p "require('path').dirname(require.resolve('better-sqlite3/package.json'))")"
 
@@ -44,16 +45,28 @@ transpile() {
     require("fs").writeFileSync(target, out.outputText)' "$@"
 }
 
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# Waits until $1 (a log file) says the server listens.
+wait_for_log() {
+  for _ in $(seq 1 100); do
+    if grep -q "$2" "$1"; then return 0; fi
+    sleep 0.2
+  done
+  echo "No \"$2\" in $1:" >&2
+  cat "$1" >&2
+  return 1
+}
+
 # Starts the app in $1 ($2: its file) on a free port, runs the README's curl commands against it, checks the answer.
 run_usage() {
   local dir="$1" file="$2" port
-  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-  (cd "$dir" && DB_FILE="$dir/app.db" PORT="$port" node "$file" > "$dir/server.log" 2>&1) &
+  port="$(free_port)"
+  (cd "$dir" && DB_FILE="$dir/app.db" PORT="$port" exec node "$file" > "$dir/server.log" 2>&1) &
   server=$!
-  for _ in $(seq 1 50); do
-    if grep -q 'Items API on' "$dir/server.log"; then break; fi
-    sleep 0.2
-  done
+  wait_for_log "$dir/server.log" 'Items API on'
   if ! sed "s/127.0.0.1:3000/127.0.0.1:$port/g" "$work/usage.sh" | bash > "$dir/curl.out"; then
     echo "The README's curl commands failed against $dir:" >&2
     cat "$dir/server.log" >&2
@@ -100,3 +113,20 @@ cat > "$work/ts/tsconfig.json" <<'JSON'
 JSON
 (cd "$work/ts" && npx --no-install tsc -p tsconfig.json)
 echo "ok: app.ts compiles"
+
+section "README versions workflow, against the demo"
+port="$(free_port)"
+PORT="$port" node -r ts-node/register/transpile-only examples/demo.ts > "$work/demo.log" 2>&1 &
+server=$!
+wait_for_log "$work/demo.log" 'demo on'
+sed "s/127.0.0.1:3000/127.0.0.1:$port/g" "$work/versions.sh" | bash > "$work/versions.out"
+kill "$server"
+wait "$server" 2>/dev/null || true
+server=""
+# Both promotes (a field, then the rest after reading the new hash) answer the promoted key.
+if [ "$(tail -n 2 "$work/versions.out" | tr -d '\n')" != '{"data":1}{"data":1}' ]; then
+  echo "Unexpected answers from the versions workflow:" >&2
+  cat "$work/versions.out" >&2
+  exit 1
+fi
+echo "ok: both promotes answered {\"data\":1}"
