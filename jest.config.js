@@ -7,6 +7,9 @@ process.env.TZ = 'Asia/Kolkata'
 /** Specs that open no database connection, as path patterns. Every other spec belongs to `databases`. */
 const UNIT_SPECS = [
   '/spec/package\\.spec\\.ts$',
+  '/spec/openapi/openapi-document\\.spec\\.ts$',
+  '/spec/types/.+\\.spec\\.ts$',
+  '/spec/readme/.+\\.spec\\.ts$',
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
   '/spec/repository/compile-filter\\.spec\\.ts$',

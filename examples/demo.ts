@@ -43,10 +43,13 @@ async function main(): Promise<void> {
   const app = express()
   app.use('/api', createItemsRouter({ knex, collections }))
   const port = Number(process.env.PORT ?? 3000)
-  const server = app.listen(port, () => {
-    const base = `http://localhost:${port}`
+  // Loopback unless asked: a demo with open writes should not be reachable from the network by default.
+  const host = process.env.HOST ?? '127.0.0.1'
+  const server = app.listen(port, host, () => {
+    const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     console.log(`express-items-router demo on ${base} (SQLite, seeded from fixtures/)\n\nTry:`)
-    for (const path of EXAMPLES) console.log(`  curl -g '${base}${path}'`)
+    // Percent-encoded: Node's HTTP parser answers a bare 400 to raw non-ASCII (`über`) or spaces in a URL.
+    for (const path of EXAMPLES) console.log(`  curl '${base}${encodeURI(path)}'`)
     console.log(`\nWrite:\n  curl -X POST ${base}/api/items/authors -H 'Content-Type: application/json' -d '{"name":"Ada"}'`)
     console.log(`\nA draft of article 1 (articles and settings are versioned):`)
     console.log(

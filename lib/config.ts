@@ -4,7 +4,7 @@ import { checkKnownOptions, checkPositiveInteger, resolveLimits } from './schema
 import type { Limits } from './schema/collection'
 import { ConfigError } from './errors'
 import type { Request } from 'express'
-import type { ItemsContext, ItemsRouterOptions, Logger } from './types'
+import type { ItemsContext, ItemsRouterOptions, Logger, OpenApiOptions } from './types'
 import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
 import { DEFAULT_IDEMPOTENCY_TABLE } from './repository/idempotency-store'
 
@@ -28,6 +28,20 @@ export interface RouterConfig {
   readonly idempotencyTtl: number
   readonly logger: Logger
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
+  /** Where to serve the OpenAPI document, and its `info`; null: not served. */
+  readonly openapi: (Omit<OpenApiOptions, 'path'> & { readonly path: string }) | null
+}
+
+function resolveOpenApi(given: ItemsRouterOptions['openapi']): RouterConfig['openapi'] {
+  if (given === undefined || given === false) return null
+  const options: OpenApiOptions = given === true ? {} : given
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.openapi must be a boolean or { path, title, version, description }')
+  checkKnownOptions(options, { path: true, title: true, version: true, description: true }, 'options.openapi')
+  const path = options.path ?? '/openapi.json'
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.openapi.path must start with "/"')
+  return { ...options, path }
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
@@ -50,6 +64,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   logger: true,
   context: true,
   defaultAccess: true,
+  openapi: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
@@ -99,5 +114,6 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     idempotencyTtl: options.idempotencyTtl ?? DEFAULT_IDEMPOTENCY_TTL,
     logger: options.logger ?? console,
     context: options.context ?? (() => ({})),
+    openapi: resolveOpenApi(options.openapi),
   }
 }

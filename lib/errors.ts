@@ -205,3 +205,6 @@ export function errorHandler(logger: Logger, recognise?: (error: unknown) => Ite
     res.status(errors[0]!.status).json({ errors: errors.map(render) })
   }
 }
+
+/** Every code with its HTTP status, for the OpenAPI document's error responses. */
+export const errorStatuses = (): ReadonlyArray<readonly [ErrorCode, number]> => Object.entries(STATUS) as [ErrorCode, number][]

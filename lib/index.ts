@@ -11,6 +11,7 @@ export type {
   AccessRule,
   BeforeHook,
   CollectionDefinition,
+  Collections,
   FieldDefinition,
   FieldType,
   Filter,
@@ -19,16 +20,37 @@ export type {
   Item,
   ItemsContext,
   ItemsEvent,
+  ItemsEventMap,
   ItemsEvents,
   ItemsRouter,
   ItemsRouterOptions,
   LimitOptions,
   Logger,
   O2MFieldDefinition,
+  OpenApiDocument,
+  OpenApiOptions,
   PrimaryKey,
   ScalarFieldDefinition,
+  TypedCollectionDefinition,
+  UntypedShape,
   WriteAction,
 } from './types'
+
+/** Item types inferred from field definitions, and the registry for the host's user and role types. */
+export { defineCollection } from './item-types'
+export type {
+  FieldInput,
+  FieldValue,
+  ItemInputOf,
+  ItemOf,
+  ItemOfCollection,
+  ItemShape,
+  ItemsRole,
+  ItemsTypes,
+  ItemsUser,
+  KeyOf,
+  ShapeOf,
+} from './item-types'
 
 /** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
 export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'

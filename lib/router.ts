@@ -35,10 +35,11 @@ import { setupCheck } from './repository/setup-check'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
-import type { ItemsRouter, ItemsRouterOptions } from './types'
+import type { Collections, ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
 import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
+import { buildOpenApi } from './openapi/build-openapi'
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
@@ -68,7 +69,7 @@ function parserLimits(config: RouterConfig): ParserLimits {
  * Synchronous; throws a `ConfigError` for options that cannot work. Mount it anywhere:
  * `app.use('/api', createItemsRouter(...))`; subscribe to writes on its `events`.
  */
-export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
+export function createItemsRouter<const C extends Collections = Collections>(options: ItemsRouterOptions<C>): ItemsRouter<C> {
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
   const schema = buildSchema(options.collections, config.limits)
@@ -117,7 +118,23 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   const version = (handler: VersionsHandler) => versionsRoute(services, handler)
   const json = express.json({ limit: config.bodyLimit, strict: false })
 
-  const router = Object.assign(express.Router(), { events: lifecycle.events })
+  // Built on first use, once: a router that is never asked for its document pays nothing for it.
+  let document: OpenApiDocument | undefined
+  const openapi = ({ serverUrl }: { serverUrl?: string } = {}): OpenApiDocument => {
+    document ??= buildOpenApi({
+      schema,
+      // Its own name, so that the component names cannot meet those of a collection called "versions".
+      versions: buildSchema({ ContentVersion: versionsCollection(config.versionsTable) }, config.limits).collections.get('ContentVersion')!,
+      ...(config.openapi ? { info: config.openapi } : {}),
+    })
+    return serverUrl === undefined ? document : { ...document, servers: [{ url: serverUrl }] }
+  }
+  const router = Object.assign(express.Router(), { events: lifecycle.events, openapi })
+  if (config.openapi) {
+    router.get(config.openapi.path, (req, res) => {
+      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
+    })
+  }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
   const ready = setupCheck(config.knex, dialect, config.logger)
   router.use(['/items', '/versions'], (_req, _res, next) => {
@@ -151,5 +168,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
   router.use(errorHandler(config.logger, (error) => mapFault(error, dialect)))
-  return router
+  // The emitter is untyped inside; its listeners' types come from the collections the caller passed.
+  return router as ItemsRouter<C>
 }

@@ -2,6 +2,7 @@
 import type { EventEmitter } from 'node:events'
 import type { Request, Router } from 'express'
 import type { Knex } from 'knex'
+import type { ItemShape, ItemsRole, ItemsUser, ShapeOf } from './item-types'
 
 /** The column types a field can have. Each maps to one JSON representation, identical on every database. */
 export type FieldType =
@@ -96,7 +97,14 @@ export interface LimitOptions {
   maxBatchSize?: number
 }
 
-export interface CollectionDefinition extends LimitOptions {
+/**
+ * A collection. `F`, its fields, keeps their literal types where the definition is written with
+ * `defineCollection()`, `as const` or `satisfies`, so `ItemOf` and the router's events know the item type.
+ * `defineCollection()` also types the hooks and access rules (see `TypedCollectionDefinition`).
+ */
+export interface CollectionDefinition<
+  F extends Readonly<Record<string, FieldDefinition>> = Record<string, FieldDefinition>,
+> extends LimitOptions {
   /** The table behind the collection. @default the collection's name */
   table?: string
   /**
@@ -114,7 +122,7 @@ export interface CollectionDefinition extends LimitOptions {
    */
   versioning?: boolean
   /** The collection's fields. Only these are readable, writable, filterable, sortable or searchable. */
-  fields: Record<string, FieldDefinition>
+  fields: F
   /**
    * A JSON Schema fragment merged (as `allOf`) into the validator generated from the field definitions, for
    * rules the field types cannot say. Its `required` list applies to creates only.
@@ -132,13 +140,28 @@ export interface CollectionDefinition extends LimitOptions {
 }
 
 /**
+ * What `defineCollection()` accepts: a collection whose hooks see its item, payload and key types and whose
+ * access rules may only name its fields. It is kept apart from `CollectionDefinition` because TypeScript would
+ * otherwise refuse a typed collection where an untyped one is expected.
+ */
+export interface TypedCollectionDefinition<F extends Readonly<Record<string, FieldDefinition>>> extends Omit<
+  CollectionDefinition<F>,
+  'access' | 'hooks'
+> {
+  access?: Access<keyof F & string>
+  hooks?: Hooks<ShapeOf<F>>
+}
+
+/**
  * The caller as the host describes it, built once per request by the `context` option and handed to every
  * access rule and hook. `user` and `role` feed the filter variables `$CURRENT_USER` (`user`, or `user.id`
  * when `user` is an object), `$CURRENT_USER.<field>` (a property of an object `user`) and `$CURRENT_ROLE`.
  */
 export interface ItemsContext {
-  user?: unknown
-  role?: unknown
+  /** Typed by declaring `ItemsTypes['user']` (see `ItemsTypes`); `unknown` otherwise. */
+  user?: ItemsUser
+  /** Typed by declaring `ItemsTypes['role']`; `unknown` otherwise. */
+  role?: ItemsRole
   [key: string]: unknown
 }
 
@@ -146,7 +169,8 @@ export interface ItemsContext {
 export type Filter = Record<string, unknown>
 
 /** What an allowed action may touch. Every property is optional; an empty rule allows everything. */
-export interface AccessRule {
+/** `Name`: the collection's field names, when its definition is typed. */
+export interface AccessRule<Name extends string = string> {
   /**
    * The rows the action applies to. For `read`, rows outside it behave exactly like rows that do not exist,
    * at every relation depth. Not used by `create`.
@@ -156,9 +180,9 @@ export interface AccessRule {
    * `read`: the fields the caller may see (the primary key always is); others behave exactly like fields that
    * do not exist. `create` / `update`: the fields the payload may set. `'*'` or absent: all.
    */
-  fields?: '*' | readonly string[]
+  fields?: '*' | readonly Name[]
   /** `create` / `update`: values written underneath the payload (the payload wins), e.g. `{ owner: '$CURRENT_USER' }`. */
-  presets?: Record<string, unknown>
+  presets?: Partial<Record<Name, unknown>>
   /**
    * `create` / `update`: a filter the written values must satisfy, e.g. `{ status: { _in: ['draft', 'review'] } }`.
    * A create is checked as the row will hold it (fields left out: their default, or null); an update only for
@@ -168,17 +192,18 @@ export interface AccessRule {
 }
 
 /** `true` allows, `false` denies (403 `FORBIDDEN`), a rule allows within limits. */
-export type AccessDecision = boolean | AccessRule
+export type AccessDecision<Name extends string = string> = boolean | AccessRule<Name>
 
 /** A decision, or a function of the caller's context (sync or async) returning one. */
-export type AccessEntry = AccessDecision | ((context: ItemsContext) => AccessDecision | Promise<AccessDecision>)
+export type AccessEntry<Name extends string = string> =
+  AccessDecision<Name> | ((context: ItemsContext) => AccessDecision<Name> | Promise<AccessDecision<Name>>)
 
 /** One entry per action; an action left out is denied. */
-export interface Access {
-  read?: AccessEntry
-  create?: AccessEntry
-  update?: AccessEntry
-  delete?: AccessEntry
+export interface Access<Name extends string = string> {
+  read?: AccessEntry<Name>
+  create?: AccessEntry<Name>
+  update?: AccessEntry<Name>
+  delete?: AccessEntry<Name>
 }
 
 /** What every hook receives beside its value. */
@@ -197,45 +222,107 @@ export type BeforeHook<T, M = HookMeta> = (value: T, meta: M) => T | void | Prom
  * Code run around the collection's reads and writes. Order of a write: parse → access → before hook →
  * validate → write → commit → after hook and events → response.
  */
-export interface Hooks {
+// Methods, not function-typed properties: method parameters are compared bivariantly, so the hooks of a typed
+// collection (item: { title: string }) still fit where untyped ones (item: Item) are expected.
+export interface Hooks<S extends ItemShape = UntypedShape> {
   /** The query parameters of a read (`fields`, `filter`, ...), before they are parsed again and access rules applied. */
-  beforeRead?: BeforeHook<Record<string, unknown>>
+  beforeRead?(query: Record<string, unknown>, meta: HookMeta): Record<string, unknown> | void | Promise<Record<string, unknown> | void>
   /** Each created item's payload as sent (array bodies: one call per item), inside the transaction. */
-  beforeCreate?: BeforeHook<Item>
+  beforeCreate?(item: S['input'], meta: HookMeta): S['input'] | void | Promise<S['input'] | void>
   /** The changes as sent, once per set of items that get them, inside the transaction; `meta.keys` names the items. */
-  beforeUpdate?: BeforeHook<Item, HookMeta & { keys: PrimaryKey[] }>
+  beforeUpdate?(data: S['input'], meta: HookMeta & { keys: S['key'][] }): S['input'] | void | Promise<S['input'] | void>
   /** The keys about to be deleted, inside the transaction. */
-  beforeDelete?: BeforeHook<PrimaryKey[]>
+  beforeDelete?(keys: S['key'][], meta: HookMeta): S['key'][] | void | Promise<S['key'][] | void>
   /** After commit; a failure is logged and does not change the response. Events are emitted right after. */
-  afterCreate?: (event: ItemsEvent) => void | Promise<void>
-  afterUpdate?: (event: ItemsEvent) => void | Promise<void>
-  afterDelete?: (event: ItemsEvent) => void | Promise<void>
+  afterCreate?(event: ItemsEvent<S>): void | Promise<void>
+  afterUpdate?(event: ItemsEvent<S>): void | Promise<void>
+  afterDelete?(event: ItemsEvent<S>): void | Promise<void>
+}
+
+/** The shape of an untyped collection: any item, any key. */
+export interface UntypedShape extends ItemShape {
+  item: Item
+  input: Item
+  key: PrimaryKey
 }
 
 /** What a write does; access rules, hooks and events are keyed by it. */
 export type WriteAction = 'create' | 'update' | 'delete'
 
 /** A committed write, as after hooks and events receive it. */
-export interface ItemsEvent {
+export interface ItemsEvent<S extends ItemShape = UntypedShape> {
   action: WriteAction
   collection: string
   /** The items written, in order. */
-  keys: PrimaryKey[]
+  keys: S['key'][]
   /** create / update: the values written to `keys[i]` (presets and hook changes included). delete: empty. */
-  payloads: Item[]
+  payloads: S['input'][]
   context: ItemsContext
 }
+
+/** Collections by name, as `options.collections` holds them. */
+export type Collections = Readonly<Record<string, CollectionDefinition>>
+
+/** Every event name with the event it carries: `items.<action>` for all collections, `<name>.items.<action>` for one. */
+export type ItemsEventMap<C extends Collections = Collections> = { [A in WriteAction as `items.${A}`]: ItemsEvent } & {
+  [K in keyof C & string as `${K}.items.${WriteAction}`]: ItemsEvent<ShapeOf<C[K]['fields']>>
+}
+
+type Listener<E> = (event: E) => void | Promise<void>
 
 /**
  * The router's events: `items.create`, `items.update`, `items.delete` for every collection and
  * `<collection>.items.create` (...) for one, each with an `ItemsEvent`, emitted after commit. A listener that
  * throws (or an async one that rejects) is logged.
  */
-export type ItemsEvents = EventEmitter
+export interface ItemsEvents<C extends Collections = Collections> extends EventEmitter {
+  on<N extends keyof ItemsEventMap<C>>(name: N, listener: Listener<ItemsEventMap<C>[N]>): this
+  // The emitter's own signature, kept so the router's emitter still fits wherever an EventEmitter is expected.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EventEmitter's own listener type
+  on(name: string | symbol, listener: (...args: any[]) => void): this
+  once<N extends keyof ItemsEventMap<C>>(name: N, listener: Listener<ItemsEventMap<C>[N]>): this
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EventEmitter's own listener type
+  once(name: string | symbol, listener: (...args: any[]) => void): this
+  off<N extends keyof ItemsEventMap<C>>(name: N, listener: Listener<ItemsEventMap<C>[N]>): this
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EventEmitter's own listener type
+  off(name: string | symbol, listener: (...args: any[]) => void): this
+}
 
 /** The Express router `createItemsRouter` returns, with its event emitter. */
-export interface ItemsRouter extends Router {
-  readonly events: ItemsEvents
+export interface ItemsRouter<C extends Collections = Collections> extends Router {
+  readonly events: ItemsEvents<C>
+  /**
+   * The OpenAPI 3.1 document of every endpoint this router serves, built from the same collection model and
+   * payload schemas the router validates with. Hidden fields never appear in it. Its paths are relative to
+   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is.
+   */
+  openapi(options?: { serverUrl?: string }): OpenApiDocument
+}
+
+/** An OpenAPI 3.1 document, as JSON. */
+export interface OpenApiDocument {
+  openapi: string
+  info: { title: string; version: string; description?: string }
+  paths: Record<string, unknown>
+  components: Record<string, unknown>
+  servers?: { url: string }[]
+  [key: string]: unknown
+}
+
+/** Serving the OpenAPI document (see `ItemsRouter.openapi()`). */
+export interface OpenApiOptions {
+  /**
+   * Where the router serves the document, relative to its mount path. Its `servers` entry is the mount path.
+   *
+   * @default '/openapi.json'
+   */
+  path?: string
+  /** The document's `info.title`. @default 'Items API' */
+  title?: string
+  /** The document's `info.version` (your API's version, not this library's). @default '1.0.0' */
+  version?: string
+  /** The document's `info.description`. */
+  description?: string
 }
 
 /** Where the router reports errors it does not send to the client (unexpected 500s). */
@@ -244,14 +331,15 @@ export interface Logger {
   warn(message: string): void
 }
 
-export interface ItemsRouterOptions extends LimitOptions {
+/** `C`: the collections, inferred from `collections` so that `events` knows each collection's item type. */
+export interface ItemsRouterOptions<C extends Collections = Collections> extends LimitOptions {
   /**
    * The host's knex instance (better-sqlite3, pg or mysql2 client). The router never opens or closes connections.
    * On SQLite, its `pool.afterCreate` must call `prepareSqliteConnection`.
    */
   knex: Knex
   /** The collections to serve, by name. Nothing else is reachable. */
-  collections: Record<string, CollectionDefinition>
+  collections: C
   /**
    * Largest JSON body accepted, in bytes or as a string such as `'1mb'`; a larger one is a 413 `PAYLOAD_TOO_LARGE`.
    *
@@ -342,6 +430,14 @@ export interface ItemsRouterOptions extends LimitOptions {
    * @default true
    */
   defaultAccess?: boolean | Access
+  /**
+   * Serve the OpenAPI 3.1 document (`true`: at `/openapi.json` under the mount path). It lists every
+   * collection and field but hidden ones, whoever asks, so leave it off where that is a secret; the document
+   * is available from `router.openapi()` either way.
+   *
+   * @default false
+   */
+  openapi?: boolean | OpenApiOptions
 }
 
 /** An item as the API returns it: field names to JSON values. */

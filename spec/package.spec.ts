@@ -1,7 +1,7 @@
 // The built package loads by name, as a consumer would load it: CommonJS require, ESM import, and types.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, normalize } from 'node:path'
 
 const root = join(__dirname, '..')
 
@@ -42,5 +42,50 @@ describe('package', () => {
     expect(declarations).toContain('createItemsRouter')
     expect(declarations).toContain('ItemsRouterOptions')
     expect(declarations).toContain('CollectionDefinition')
+  })
+
+  describe('what `npm pack` ships', () => {
+    // --ignore-scripts: the build already ran (pretest), and prepack would rebuild dist/ under the other workers' feet.
+    const packed = (): Set<string> => {
+      const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+      const [report] = JSON.parse(output) as [{ files: { path: string }[] }]
+      return new Set(report.files.map((file) => file.path))
+    }
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>
+
+    it('carries the license its package.json names, and says where the project lives', () => {
+      const files = packed()
+      expect(files.has('LICENSE')).toBe(true)
+      expect(manifest.license).toBe('MIT')
+      expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} express-items-router contributors/)
+      expect(manifest).toMatchObject({
+        repository: { type: 'git', url: expect.stringContaining('github.com/express-items-router/express-items-router') },
+        bugs: { url: expect.stringContaining('/issues') },
+        homepage: expect.stringContaining('github.com/express-items-router/express-items-router'),
+      })
+    })
+
+    it('ships the sources every source map and declaration map points at', () => {
+      const files = packed()
+      const maps = [...files].filter((file) => file.endsWith('.map'))
+      expect(maps.length).toBeGreaterThan(10)
+      const missing = maps.flatMap((map) => {
+        const { sources } = JSON.parse(readFileSync(join(root, map), 'utf8')) as { sources: string[] }
+        return sources.map((source) => normalize(join(dirname(map), source))).filter((source) => !files.has(source))
+      })
+      expect(missing).toEqual([])
+    })
+
+    it('declares @types/express, which its declarations import, as an optional peer', () => {
+      expect(readFileSync(join(root, 'dist', 'types.d.ts'), 'utf8')).toMatch(/from 'express'/)
+      expect(manifest).toMatchObject({
+        peerDependencies: { '@types/express': expect.any(String) },
+        peerDependenciesMeta: { '@types/express': { optional: true } },
+      })
+    })
   })
 })

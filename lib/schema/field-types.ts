@@ -31,6 +31,11 @@ export interface FieldTypeSpec {
   compare(a: Canonical, b: Canonical): number
   /** JSON Schema for a non-null payload value. */
   jsonSchema(field: TypedField): Record<string, unknown>
+  /**
+   * JSON Schema for a non-null value as responses carry it, for types whose answers are narrower than what
+   * they accept (exact numbers answer as text). Absent: the payload schema describes responses too.
+   */
+  responseSchema?(field: TypedField): Record<string, unknown>
   /** A JSON value (payload or JSON filter) to the canonical form, or undefined when it is not one. */
   fromJson(value: unknown): unknown
   /** Query-string text to the canonical form, or undefined when it is not one. */
@@ -183,6 +188,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     keyable: true,
     compare: compareDecimals,
     jsonSchema: () => ({ anyOf: [{ type: 'integer' }, { type: 'string', pattern: INTEGER_TEXT.source }], int64: true }),
+    responseSchema: () => ({ type: 'string', pattern: INTEGER_TEXT.source }),
     fromJson: bigIntegerFromJson,
     fromText: bigIntegerFromJson,
     fromDatabase: (raw) => BigInt(String(raw)).toString(),
@@ -206,6 +212,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
       anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT.source }],
       ...(field.scale === undefined ? {} : { decimalScale: field.scale }),
     }),
+    responseSchema: () => ({ type: 'string', pattern: DECIMAL_TEXT.source }),
     fromJson: (value) =>
       typeof value === 'number' && Number.isFinite(value)
         ? formatDecimal(plainNumberText(value))

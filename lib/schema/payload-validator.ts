@@ -29,13 +29,15 @@ function writableFields(collection: Collection, action: PayloadAction): Field[] 
   return collection.fields.filter((field) => !field.readonly && !(action === 'update' && field.primaryKey))
 }
 
-function fieldSchema(field: Field): Record<string, unknown> {
+/** A field's payload schema, `null` included when the field accepts it. */
+export function fieldSchema(field: Field): Record<string, unknown> {
   const schema = field.spec.jsonSchema(field)
   if (field.type === 'json') return field.nullable ? schema : { not: { type: 'null' } }
   return field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema
 }
 
-function buildJsonSchema(collection: Collection, action: PayloadAction): Record<string, unknown> {
+/** The JSON Schema a payload is validated with (ajv dialect: custom formats and keywords); also the OpenAPI document's source. */
+export function payloadJsonSchema(collection: Collection, action: PayloadAction): Record<string, unknown> {
   const fields = writableFields(collection, action)
   const generated = {
     type: 'object',
@@ -125,8 +127,8 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
     validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data),
   })
   const compiled: Record<PayloadAction, ValidateFunction> = {
-    create: ajv.compile(buildJsonSchema(collection, 'create')),
-    update: ajv.compile(buildJsonSchema(collection, 'update')),
+    create: ajv.compile(payloadJsonSchema(collection, 'create')),
+    update: ajv.compile(payloadJsonSchema(collection, 'update')),
   }
   const writable: Record<PayloadAction, Field[]> = {
     create: writableFields(collection, 'create'),

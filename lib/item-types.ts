@@ -1,0 +1,96 @@
+// Item types inferred from field definitions (`as const` or `defineCollection`), and the registry through which
+// a host declares its user and role types once, for every access rule, hook and event.
+import type { CollectionDefinition, FieldDefinition, FieldType, Item, PrimaryKey, TypedCollectionDefinition } from './types'
+
+/**
+ * Declarations the host adds by module augmentation; every context (`context` option, access rules, hooks,
+ * events) then carries them. Without it, `user` and `role` are `unknown`.
+ *
+ * @example
+ * declare module 'express-items-router' {
+ *   interface ItemsTypes { user: { id: number; tenant: number }; role: 'admin' | 'editor' }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-empty-object-type -- filled by augmentation
+export interface ItemsTypes {}
+
+/** The host's user type (`ItemsTypes['user']`), or `unknown`. */
+export type ItemsUser = ItemsTypes extends { user: infer U } ? U : unknown
+/** The host's role type (`ItemsTypes['role']`), or `unknown`. */
+export type ItemsRole = ItemsTypes extends { role: infer R } ? R : unknown
+
+/** A field type's value as responses carry it: the README's "Field types and their JSON" table. */
+export type FieldValue<T extends FieldType> = T extends 'integer' | 'float'
+  ? number
+  : T extends 'boolean'
+    ? boolean
+    : T extends 'json'
+      ? unknown
+      : string
+
+/** A field type's value as a payload may send it: exact numbers also as JSON numbers. */
+export type FieldInput<T extends FieldType> = T extends 'bigInteger' | 'decimal' ? string | number : FieldValue<T>
+
+type Fields = Readonly<Record<string, FieldDefinition>>
+
+/** `null` unless the definition rules it out (`nullable: false`, or a primary key). */
+type NullUnlessRequired<D> = D extends { primaryKey: true } ? never : D extends { nullable: false } ? never : null
+
+type ReadValue<D> = D extends { type: 'o2m' }
+  ? PrimaryKey[]
+  : D extends { type: infer T extends FieldType }
+    ? FieldValue<T> | NullUnlessRequired<D>
+    : unknown
+
+type InputValue<D> = D extends { type: infer T extends FieldType } ? FieldInput<T> | NullUnlessRequired<D> : never
+
+type VisibleNames<F> = { [K in keyof F]: F[K] extends { hidden: true } ? never : K }[keyof F] & string
+type WritableNames<F> = { [K in keyof F]: F[K] extends { type: 'o2m' } | { readonly: true } ? never : K }[keyof F] & string
+type KeyNames<F> = { [K in keyof F]: F[K] extends { primaryKey: true } ? K : never }[keyof F]
+
+/**
+ * An item as a read with the default `fields` (`*`) answers it: every field but hidden ones, a many-to-one as
+ * its key, a one-to-many as the list of related keys. With wide definitions (`Record<string, ...>`): `Item`.
+ */
+export type ItemOf<F extends Fields> = string extends keyof F ? Item : { [K in VisibleNames<F>]: ReadValue<F[K]> }
+
+/** What a create or update payload may hold (hidden fields included: they are writable). */
+export type ItemInputOf<F extends Fields> = string extends keyof F ? Item : { [K in WritableNames<F>]?: InputValue<F[K]> }
+
+/** The primary key's value type. */
+export type KeyOf<F extends Fields> = string extends keyof F
+  ? PrimaryKey
+  : [KeyNames<F>] extends [never]
+    ? PrimaryKey
+    : Extract<ReadValue<F[KeyNames<F>]>, PrimaryKey>
+
+/** The item, payload and key types of one collection, as hooks and events see them. */
+export interface ItemShape {
+  item: object
+  input: object
+  key: PrimaryKey
+}
+
+export type ShapeOf<F extends Fields> = {
+  item: ItemOf<F>
+  input: ItemInputOf<F>
+  key: KeyOf<F>
+}
+
+/** The item type of a collection definition: `ItemOfCollection<typeof articles>`. */
+export type ItemOfCollection<C extends { fields: Fields }> = ItemOf<C['fields']>
+
+/**
+ * Returns its argument unchanged; its only work is at compile time: the field definitions are inferred as
+ * written (`as const`), so hooks and access rules see the collection's item type and field names.
+ *
+ * @example
+ * const articles = defineCollection({
+ *   fields: { id: { type: 'integer', primaryKey: true }, title: { type: 'string', nullable: false } },
+ *   hooks: { beforeCreate: (item) => ({ ...item, title: item.title?.trim() }) }, // item.title: string | undefined
+ * })
+ */
+export function defineCollection<const F extends Fields>(definition: TypedCollectionDefinition<F>): CollectionDefinition<F> {
+  // The same object; only its hooks' and rules' declared parameter types widen back to the untyped ones.
+  return definition as CollectionDefinition<F>
+}

@@ -1,0 +1,136 @@
+// Per collection, the OpenAPI component schemas: the item as responses carry it, the create and update payloads
+// (the validator's own schemas), and the filter grammar as far as JSON Schema can say it.
+import { OPERATORS, type OperatorSpec } from '../query/operators'
+import { isHidden, type Collection, type Field } from '../schema/collection'
+import { payloadJsonSchema, type PayloadAction } from '../schema/payload-validator'
+import { toOpenApiSchema } from './openapi-schema'
+
+type Json = Record<string, unknown>
+
+export type SchemaPart = 'Item' | 'Create' | 'Update' | 'Filter'
+
+/** The component name of one part of a collection's schemas; OpenAPI allows `[A-Za-z0-9._-]` only. */
+export const componentName = (collection: Collection, part: SchemaPart): string =>
+  `${collection.name.replace(/[^A-Za-z0-9._-]/g, '_')}.${part}`
+
+export const ref = (collection: Collection, part: SchemaPart): Json => ({ $ref: `#/components/schemas/${componentName(collection, part)}` })
+
+const NULL = { type: 'null' }
+
+/** A non-null value as a response carries it. */
+export const responseValue = (field: Field): Json =>
+  toOpenApiSchema(field.spec.responseSchema?.(field) ?? field.spec.jsonSchema(field)) as Json
+
+const orNull = (schema: Json, nullable: boolean): Json => (nullable ? { anyOf: [schema, NULL] } : schema)
+
+function itemSchema(collection: Collection): Json {
+  const properties: Json = {}
+  for (const member of collection.members.values()) {
+    if (isHidden(member)) continue
+    if (member.kind === 'o2m') {
+      const related = member.related
+      properties[member.name] = { type: 'array', items: { anyOf: [responseValue(related.primaryKey), ref(related, 'Item')] } }
+      continue
+    }
+    const value = responseValue(member)
+    // A many-to-one answers its key, or the related item when `fields` reaches into it.
+    const shaped = member.references ? { anyOf: [value, ref(member.references, 'Item')] } : value
+    properties[member.name] = orNull(shaped, member.nullable && !member.primaryKey)
+  }
+  // No `required`: `fields` picks what a response holds. Field functions and aliases add keys of their own.
+  return {
+    type: 'object',
+    description: `An item of "${collection.name}". Which keys it holds follows \`fields\` (default: every field).`,
+    properties,
+  }
+}
+
+/** The validator's payload schema, without hidden fields: the document never names them. */
+function payloadSchema(collection: Collection, action: PayloadAction): Json {
+  const hidden = new Set(collection.fields.filter((field) => field.hidden).map((field) => field.name))
+  const strip = (schema: Json): Json => {
+    const properties = schema.properties as Json | undefined
+    const required = schema.required as string[] | undefined
+    return {
+      ...schema,
+      ...(properties ? { properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !hidden.has(name))) } : {}),
+      ...(required ? { required: required.filter((name) => !hidden.has(name)) } : {}),
+    }
+  }
+  const schema = payloadJsonSchema(collection, action)
+  const parts = schema.allOf as Json[] | undefined
+  return toOpenApiSchema(parts ? { ...schema, allOf: parts.map(strip) } : strip(schema)) as Json
+}
+
+/** Filter values may also be the variables `$NOW(...)`, `$CURRENT_USER(.field)` and `$CURRENT_ROLE`. */
+const VARIABLE = { type: 'string', pattern: '^\\$(NOW|CURRENT_USER|CURRENT_ROLE)' }
+
+function operatorValue(spec: OperatorSpec, value: Json, nullable: boolean): Json {
+  const one = { anyOf: [value, VARIABLE] }
+  switch (spec.takes) {
+    case 'value':
+      return nullable ? { anyOf: [value, VARIABLE, NULL] } : one
+    case 'list':
+      return {
+        anyOf: [
+          { type: 'array', items: one },
+          { type: 'string', description: 'a comma-separated list' },
+        ],
+      }
+    case 'pair':
+      return {
+        anyOf: [
+          { type: 'array', items: one, minItems: 2, maxItems: 2 },
+          { type: 'string', description: 'two values, comma-separated' },
+        ],
+      }
+    case 'flag':
+      return { type: 'boolean' }
+  }
+}
+
+function fieldFilter(field: Field): Json {
+  const value = responseValue(field)
+  const operators = Object.entries(OPERATORS as Readonly<Record<string, OperatorSpec>>).filter(([, spec]) =>
+    spec.on.includes(field.spec.family),
+  )
+  return {
+    type: 'object',
+    properties: Object.fromEntries(operators.map(([name, spec]) => [name, operatorValue(spec, value, name === '_eq' || name === '_neq')])),
+    additionalProperties: false,
+  }
+}
+
+function filterSchema(collection: Collection): Json {
+  const self = ref(collection, 'Filter')
+  const properties: Json = {}
+  for (const member of collection.members.values()) {
+    if (isHidden(member)) continue
+    if (member.kind === 'o2m') {
+      const related = ref(member.related, 'Filter')
+      properties[member.name] = { anyOf: [related, { type: 'object', properties: { _some: related, _none: related } }] }
+    } else {
+      properties[member.name] = member.references ? { anyOf: [fieldFilter(member), ref(member.references, 'Filter')] } : fieldFilter(member)
+    }
+  }
+  return {
+    type: 'object',
+    description:
+      'The `?filter` grammar: field → operator → value, nested `_and` / `_or`, many-to-one paths and `_some` / `_none` on ' +
+      'one-to-many relations, and field functions as keys (`year(published_at)`, `count(comments)`). In a URL, bracket ' +
+      'form (`filter[status][_eq]=published`) or a JSON string.',
+    // Open, so function keys are allowed; a pattern for them would turn into an index signature in generated
+    // clients that every field's operators would have to satisfy.
+    properties: { ...properties, _and: { type: 'array', items: self }, _or: { type: 'array', items: self } },
+  }
+}
+
+/** The four component schemas of one collection, keyed by component name. */
+export function collectionSchemas(collection: Collection): Json {
+  return {
+    [componentName(collection, 'Item')]: itemSchema(collection),
+    [componentName(collection, 'Create')]: payloadSchema(collection, 'create'),
+    [componentName(collection, 'Update')]: payloadSchema(collection, 'update'),
+    [componentName(collection, 'Filter')]: filterSchema(collection),
+  }
+}

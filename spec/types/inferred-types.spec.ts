@@ -1,0 +1,119 @@
+// Compile-time checks of the item types inferred from collection definitions: `npm run typecheck` fails when
+// an inferred type is wrong (expect-type), and a wrongly typed use (`@ts-expect-error`) compiles.
+import { expectTypeOf } from 'expect-type'
+import knexFactory from 'knex'
+import { collections } from '../../fixtures/schema'
+import {
+  createItemsRouter,
+  defineCollection,
+  type CollectionDefinition,
+  type Item,
+  type ItemsEvent,
+  type ItemOf,
+  type ItemOfCollection,
+  type PrimaryKey,
+} from '../../lib'
+
+const articles = defineCollection({
+  fields: {
+    id: { type: 'integer', primaryKey: true, autoIncrement: true },
+    title: { type: 'string', nullable: false, maxLength: 200 },
+    rating: { type: 'integer' },
+    price: { type: 'decimal', scale: 2 },
+    big: { type: 'bigInteger' },
+    published: { type: 'boolean', nullable: false, default: false },
+    published_at: { type: 'timestamp' },
+    tags: { type: 'json' },
+    author: { type: 'integer', references: 'authors' },
+    secret: { type: 'string', hidden: true },
+    slug: { type: 'string', readonly: true },
+    comments: { type: 'o2m', collection: 'comments', foreignKey: 'article' },
+  },
+  access: { read: { fields: ['id', 'title'] }, update: { fields: ['title', 'secret'], presets: { rating: 0 } } },
+  hooks: {
+    beforeCreate: (item) => {
+      expectTypeOf(item.title).toEqualTypeOf<string | undefined>()
+      expectTypeOf(item.price).toEqualTypeOf<string | number | null | undefined>()
+      // Hidden fields are writable, read-only ones and one-to-many aliases are not.
+      expectTypeOf(item).toHaveProperty('secret')
+      expectTypeOf(item).not.toHaveProperty('slug')
+      return { ...item, title: item.title?.trim() }
+    },
+    beforeDelete: (keys) => {
+      expectTypeOf(keys).toEqualTypeOf<number[]>()
+    },
+    afterUpdate: (event) => {
+      expectTypeOf(event.keys).toEqualTypeOf<number[]>()
+      expectTypeOf(event.payloads[0]!.rating).toEqualTypeOf<number | null | undefined>()
+    },
+  },
+})
+
+type Article = ItemOfCollection<typeof articles>
+
+defineCollection({
+  fields: { id: { type: 'integer', primaryKey: true }, title: { type: 'string' } },
+  // @ts-expect-error: access rules may only name the collection's fields (createItemsRouter would refuse it too).
+  access: { update: { fields: ['title', 'nope'] } },
+})
+
+describe('inferred item types', () => {
+  it('map each field type to its JSON form, with null unless ruled out', () => {
+    expectTypeOf<Article>().toEqualTypeOf<{
+      id: number
+      title: string
+      rating: number | null
+      price: string | null
+      big: string | null
+      published: boolean
+      published_at: string | null
+      tags: unknown
+      author: number | null
+      slug: string | null
+      comments: PrimaryKey[]
+    }>()
+    const article = {} as Article
+    const title: string = article.title
+    // @ts-expect-error: a nullable integer is not a plain number.
+    const rating: number = article.rating
+    // @ts-expect-error: hidden fields are never returned, so the type has none.
+    void article.secret
+    void [title, rating]
+  })
+
+  it('infer the fixtures (written with `satisfies`) as well', () => {
+    type FixtureArticle = ItemOf<(typeof collections)['articles']['fields']>
+    expectTypeOf<FixtureArticle['title']>().toEqualTypeOf<string>()
+    expectTypeOf<FixtureArticle['tags']>().toEqualTypeOf<unknown>()
+    expectTypeOf<ItemOf<(typeof collections)['authors']['fields']>>().not.toHaveProperty('password_hash')
+  })
+
+  it('type the events of the collections a router serves', () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const router = createItemsRouter({ knex, collections: { ...collections, articles } })
+    router.events.on('articles.items.update', (event) => {
+      expectTypeOf(event.keys).toEqualTypeOf<number[]>()
+    })
+    router.events.on('samples.items.create', (event) => {
+      // samples has a uuid primary key.
+      expectTypeOf(event.keys).toEqualTypeOf<string[]>()
+    })
+    router.events.on('items.delete', (event) => {
+      expectTypeOf(event).toEqualTypeOf<ItemsEvent>()
+    })
+    expect(router.events.listenerCount('items.delete')).toBe(1)
+    return knex.destroy()
+  })
+
+  it('leave untyped definitions untyped, as before', () => {
+    const wide: Record<string, CollectionDefinition> = collections
+    expectTypeOf<ItemOf<CollectionDefinition['fields']>>().toEqualTypeOf<Item>()
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const router = createItemsRouter({ knex, collections: wide })
+    router.events.on('anything.items.create', (event) => {
+      expectTypeOf(event.keys).toEqualTypeOf<PrimaryKey[]>()
+      expectTypeOf(event.payloads).toEqualTypeOf<Item[]>()
+    })
+    return knex.destroy()
+  })
+})
