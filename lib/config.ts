@@ -17,6 +17,10 @@ export interface RouterConfig {
   readonly maxQueryParameters: number
   readonly maxRelationalDepth: number
   readonly maxRelations: number
+  readonly maxLoadedRows: number
+  readonly maxFilterConditions: number
+  readonly maxListEntries: number
+  readonly maxJsonDepth: number
   readonly versionsTable: string
   readonly createVersionsTable: boolean
   readonly logger: Logger
@@ -35,6 +39,10 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxQueryParameters: true,
   maxRelationalDepth: true,
   maxRelations: true,
+  maxLoadedRows: true,
+  maxFilterConditions: true,
+  maxListEntries: true,
+  maxJsonDepth: true,
   versionsTable: true,
   createVersionsTable: true,
   logger: true,
@@ -42,7 +50,10 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   defaultAccess: true,
 }
 
-const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
+/** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
+const MAX_FILTER_CONDITIONS = 10_000
+
+const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: 1000, maxBatchSize: 1000 }
 
 export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof options !== 'object' || options === null)
@@ -57,6 +68,14 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
   checkPositiveInteger(options.maxRelationalDepth, 'options.maxRelationalDepth')
   checkPositiveInteger(options.maxRelations, 'options.maxRelations')
+  checkPositiveInteger(options.maxLoadedRows, 'options.maxLoadedRows')
+  checkPositiveInteger(options.maxFilterConditions, 'options.maxFilterConditions')
+  // Filter values are bind variables: above this a statement could pass SQLite's 32,766 (keys take the other half).
+  if (options.maxFilterConditions !== undefined && options.maxFilterConditions > MAX_FILTER_CONDITIONS) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', `options.maxFilterConditions may be at most ${MAX_FILTER_CONDITIONS}`)
+  }
+  checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
+  checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
@@ -78,6 +97,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxQueryParameters: options.maxQueryParameters ?? 1000,
     maxRelationalDepth: options.maxRelationalDepth ?? 10,
     maxRelations: options.maxRelations ?? 50,
+    maxLoadedRows: options.maxLoadedRows ?? 10_000,
+    maxFilterConditions: options.maxFilterConditions ?? 2000,
+    maxListEntries: options.maxListEntries ?? 100,
+    maxJsonDepth: options.maxJsonDepth ?? 32,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,
     logger: options.logger ?? console,

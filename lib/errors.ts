@@ -1,5 +1,5 @@
 // Error classes with stable codes, and the middleware that renders them as `{ errors: [...] }`.
-import type { ErrorRequestHandler } from 'express'
+import type { ErrorRequestHandler, Request } from 'express'
 import type { Logger } from './types'
 
 /** Every code the API answers with. Codes are never renamed or reused. */
@@ -122,9 +122,20 @@ function render(error: ItemsError): Rendered {
   return { message: error.message, extensions: { ...error.extensions, code: error.code } }
 }
 
+/** The `type` the JSON body parser gives a body nested too deep (see handlers/json-body.ts). */
+export const BODY_TOO_DEEP = 'items.body.too.deep'
+
 /** body-parser's own errors carry a `type`; map the ones a client can cause. */
-function fromBodyParser(error: { type?: unknown; limit?: unknown }): ItemsError | null {
+function fromBodyParser(error: {
+  type?: unknown
+  limit?: unknown
+  status?: unknown
+  expose?: unknown
+  message?: unknown
+}): ItemsError | null {
   switch (error.type) {
+    case BODY_TOO_DEEP:
+      return new InvalidPayloadError(`${String(error.message)} (maxJsonDepth)`)
     case 'entity.parse.failed':
       return new InvalidPayloadError('The body is not valid JSON')
     case 'entity.too.large':
@@ -137,25 +148,36 @@ function fromBodyParser(error: { type?: unknown; limit?: unknown }): ItemsError 
     case 'request.aborted':
       return new InvalidPayloadError('The request was aborted')
     default:
-      return null
+      // A body that fails to inflate (`Content-Encoding: gzip` over plain text) is an http-error without a type.
+      return typeof error.status === 'number' && error.status >= 400 && error.status < 500 && error.expose === true
+        ? new InvalidPayloadError('The body cannot be read')
+        : null
   }
 }
 
-/** Turns anything thrown into the list of errors to send. Unknown errors become one generic 500. */
-export function toItemsErrors(error: unknown, logger: Logger): readonly ItemsError[] {
+/** The errors a client caused, as the list to send; null for an unexpected error. */
+export function toClientErrors(error: unknown, req?: Request): readonly ItemsError[] | null {
   if (error instanceof ItemsErrorList) return error.errors
   if (error instanceof ItemsError) return [error]
+  // Express decodes route parameters with decodeURIComponent; `/items/%E0%A4%A` names no route.
+  if (error instanceof URIError) return [new RouteNotFoundError(req?.originalUrl.split('?')[0] ?? '')]
   const fromBody = error !== null && typeof error === 'object' ? fromBodyParser(error) : null
-  if (fromBody) return [fromBody]
+  return fromBody ? [fromBody] : null
+}
+
+/** Turns anything thrown into the list of errors to send. Unknown errors become one generic 500. */
+export function toItemsErrors(error: unknown, logger: Logger, req?: Request): readonly ItemsError[] {
+  const errors = toClientErrors(error, req)
+  if (errors) return errors
   logger.error('express-items-router: unexpected error', error)
   return [new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.')]
 }
 
 /** The router's error middleware: the only place that writes an error response. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error, _req, res, next) => {
+  return (error, req, res, next) => {
     if (res.headersSent) return next(error)
-    const errors = toItemsErrors(error, logger)
+    const errors = toItemsErrors(error, logger, req)
     res.status(errors[0]!.status).json({ errors: errors.map(render) })
   }
 }

@@ -4,6 +4,7 @@ import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
 import { errorHandler } from './errors'
+import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
@@ -56,6 +57,8 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxInListLength: config.maxInListLength,
     maxRelationalDepth: config.maxRelationalDepth,
     maxRelations: config.maxRelations,
+    maxConditions: config.maxFilterConditions,
+    maxListEntries: config.maxListEntries,
   }
 }
 
@@ -73,13 +76,18 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     schema,
     entries: buildAccess(schema, options.collections, options.defaultAccess),
     reachable: reachableCollections(schema),
-    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength },
+    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength, maxConditions: parser.maxConditions },
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
 
-  const repository = new ItemsRepository(config.knex, dialect)
-  const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
+  const repository = new ItemsRepository(config.knex, dialect, config.maxLoadedRows)
+  const validators = new Map(
+    [...schema.collections.values()].map((collection) => [
+      collection,
+      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth }),
+    ]),
+  )
   const versions = new VersionsService(
     repository,
     schema,
@@ -104,7 +112,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
   const version = (handler: VersionsHandler) => versionsRoute(services, handler)
-  const json = express.json({ limit: config.bodyLimit, strict: false })
+  const json = jsonBodyParser(config)
 
   const router = Object.assign(express.Router(), { events: lifecycle.events })
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
