@@ -21,6 +21,7 @@ export interface RouterConfig {
   readonly maxFilterConditions: number
   readonly maxListEntries: number
   readonly maxJsonDepth: number
+  readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
   readonly createVersionsTable: boolean
   readonly logger: Logger
@@ -43,6 +44,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxFilterConditions: true,
   maxListEntries: true,
   maxJsonDepth: true,
+  passUnexpectedErrors: true,
   versionsTable: true,
   createVersionsTable: true,
   logger: true,
@@ -101,6 +103,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxFilterConditions: options.maxFilterConditions ?? 2000,
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
+    passUnexpectedErrors: options.passUnexpectedErrors === true,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,
     logger: options.logger ?? console,

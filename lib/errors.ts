@@ -1,4 +1,5 @@
 // Error classes with stable codes, and the middleware that renders them as `{ errors: [...] }`.
+import { randomUUID } from 'node:crypto'
 import type { ErrorRequestHandler, Request } from 'express'
 import type { Logger } from './types'
 
@@ -166,18 +167,70 @@ export function toClientErrors(error: unknown, req?: Request): readonly ItemsErr
 }
 
 /** Turns anything thrown into the list of errors to send. Unknown errors become one generic 500. */
-export function toItemsErrors(error: unknown, logger: Logger, req?: Request): readonly ItemsError[] {
-  const errors = toClientErrors(error, req)
+export function toItemsErrors(error: unknown, logger: Logger): readonly ItemsError[] {
+  const errors = toClientErrors(error)
   if (errors) return errors
-  logger.error('express-items-router: unexpected error', error)
+  logger.error('express-items-router: unexpected error', redacted(error))
   return [new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.')]
 }
 
-/** The router's error middleware: the only place that writes an error response. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/** knex's prefix on a failed statement's message: the SQL with its bound values inlined, then ` - `. */
+const STATEMENT_PREFIX =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|create|alter|drop|pragma)\s[\s\S]* - /i
+
+/**
+ * Strips what may hold bound values (a password hash, a token) from a database error before it is logged, in
+ * place so that a host's error middleware sees the same object: knex's statement prefix on the message, and the
+ * drivers' `sql` (mysql2), `parameters` and `detail` (pg, which quotes the offending value). Other errors are
+ * left alone.
+ */
+export function redacted(error: unknown): unknown {
+  if (!(error instanceof Error)) return error
+  const fields = error as Error & Record<string, unknown>
+  const fromDriver = typeof fields.code === 'string' || typeof fields.errno === 'number'
+  if (!fromDriver) return error
+  const original = error.message
+  if (STATEMENT_PREFIX.test(original)) {
+    error.message = `[statement omitted] - ${original.slice(original.lastIndexOf(' - ') + 3)}`
+    if (typeof error.stack === 'string') error.stack = error.stack.split(original).join(error.message)
+  }
+  for (const key of ['sql', 'parameters', 'detail']) if (key in fields) delete fields[key]
+  return error
+}
+
+/** Longest incoming `X-Request-Id` echoed as given; a longer or non-printable one is replaced by a fresh id. */
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
+
+/** The request's id: the client's or proxy's `X-Request-Id` when it is sane, a fresh UUID otherwise. */
+export function requestIdOf(req: Request): string {
+  const given = req.get('x-request-id')
+  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID()
+}
+
+/**
+ * The router's error middleware: the only place that writes an error response. An unexpected error is logged
+ * with the request's method, path and id; the 500 carries the id in `extensions.requestId`, or, with
+ * `passUnexpectedErrors`, the error goes on to the host's error middleware with `requestId` set on it.
+ */
+export function errorHandler(logger: Logger, passUnexpectedErrors = false): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error)
-    const errors = toItemsErrors(error, logger, req)
-    res.status(errors[0]!.status).json({ errors: errors.map(render) })
+    const errors = toClientErrors(error, req)
+    if (errors) {
+      res.status(errors[0]!.status).json({ errors: errors.map(render) })
+      return
+    }
+    const requestId = requestIdOf(req)
+    logger.error(
+      `express-items-router: unexpected error in ${req.method} ${req.originalUrl.split('?')[0]} (request ${requestId})`,
+      redacted(error),
+    )
+    if (passUnexpectedErrors) {
+      if (error !== null && typeof error === 'object') Object.assign(error, { requestId })
+      return next(error)
+    }
+    res.setHeader('X-Request-Id', requestId)
+    const unexpected = new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.', { requestId })
+    res.status(500).json({ errors: [render(unexpected)] })
   }
 }

@@ -143,6 +143,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use(errorHandler(config.logger))
+  router.use(errorHandler(config.logger, config.passUnexpectedErrors))
   return router
 }

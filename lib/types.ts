@@ -325,6 +325,13 @@ export interface ItemsRouterOptions extends LimitOptions {
    */
   maxJsonDepth?: number
   /**
+   * Hand unexpected errors to the host's own error middleware (`next(error)`) instead of answering the generic
+   * 500. They are logged either way; `error.requestId` holds the request's id.
+   *
+   * @default false
+   */
+  passUnexpectedErrors?: boolean
+  /**
    * The table holding content versions.
    *
    * @default 'items_versions'
