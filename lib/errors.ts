@@ -185,14 +185,16 @@ const STATEMENT_PREFIX =
  * left alone.
  */
 export function redacted(error: unknown): unknown {
-  if (!(error instanceof Error)) return error
+  // Duck-typed, not `instanceof Error`: a driver's error class may come from another realm (a native addon
+  // keeps the first constructor it was given, which under jest belongs to another module registry).
+  if (typeof error !== 'object' || error === null || typeof (error as { message?: unknown }).message !== 'string') return error
   const fields = error as Error & Record<string, unknown>
   const fromDriver = typeof fields.code === 'string' || typeof fields.errno === 'number'
   if (!fromDriver) return error
-  const original = error.message
+  const original = fields.message
   if (STATEMENT_PREFIX.test(original)) {
-    error.message = `[statement omitted] - ${original.slice(original.lastIndexOf(' - ') + 3)}`
-    if (typeof error.stack === 'string') error.stack = error.stack.split(original).join(error.message)
+    fields.message = `[statement omitted] - ${original.slice(original.lastIndexOf(' - ') + 3)}`
+    if (typeof fields.stack === 'string') fields.stack = fields.stack.split(original).join(fields.message)
   }
   for (const key of ['sql', 'parameters', 'detail']) if (key in fields) delete fields[key]
   return error
