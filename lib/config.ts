@@ -21,6 +21,11 @@ export interface RouterConfig {
   readonly maxQueryParameters: number
   readonly maxRelationalDepth: number
   readonly maxRelations: number
+  readonly maxLoadedRows: number
+  readonly maxFilterConditions: number
+  readonly maxListEntries: number
+  readonly maxJsonDepth: number
+  readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
   readonly createVersionsTable: boolean
   readonly idempotencyTable: string
@@ -56,6 +61,11 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxQueryParameters: true,
   maxRelationalDepth: true,
   maxRelations: true,
+  maxLoadedRows: true,
+  maxFilterConditions: true,
+  maxListEntries: true,
+  maxJsonDepth: true,
+  passUnexpectedErrors: true,
   versionsTable: true,
   createVersionsTable: true,
   idempotencyTable: true,
@@ -67,7 +77,10 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   openapi: true,
 }
 
-const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
+/** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
+const MAX_FILTER_CONDITIONS = 10_000
+
+const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: 1000, maxBatchSize: 1000 }
 
 export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof options !== 'object' || options === null)
@@ -82,6 +95,14 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
   checkPositiveInteger(options.maxRelationalDepth, 'options.maxRelationalDepth')
   checkPositiveInteger(options.maxRelations, 'options.maxRelations')
+  checkPositiveInteger(options.maxLoadedRows, 'options.maxLoadedRows')
+  checkPositiveInteger(options.maxFilterConditions, 'options.maxFilterConditions')
+  // Filter values are bind variables: above this a statement could pass SQLite's 32,766 (keys take the other half).
+  if (options.maxFilterConditions !== undefined && options.maxFilterConditions > MAX_FILTER_CONDITIONS) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', `options.maxFilterConditions may be at most ${MAX_FILTER_CONDITIONS}`)
+  }
+  checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
+  checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
@@ -107,6 +128,11 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxQueryParameters: options.maxQueryParameters ?? 1000,
     maxRelationalDepth: options.maxRelationalDepth ?? 10,
     maxRelations: options.maxRelations ?? 50,
+    maxLoadedRows: options.maxLoadedRows ?? 10_000,
+    maxFilterConditions: options.maxFilterConditions ?? 2000,
+    maxListEntries: options.maxListEntries ?? 100,
+    maxJsonDepth: options.maxJsonDepth ?? 32,
+    passUnexpectedErrors: options.passUnexpectedErrors === true,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,
     idempotencyTable: options.idempotencyTable ?? DEFAULT_IDEMPOTENCY_TABLE,

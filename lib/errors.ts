@@ -1,5 +1,6 @@
 // Error classes with stable codes, and the middleware that renders them as `{ errors: [...] }`.
-import type { ErrorRequestHandler } from 'express'
+import { randomUUID } from 'node:crypto'
+import type { ErrorRequestHandler, Request } from 'express'
 import type { Logger } from './types'
 
 /** Every code the API answers with. Codes are never renamed or reused. */
@@ -155,9 +156,20 @@ function render(error: ItemsError): Rendered {
   return { message: error.message, extensions: { ...error.extensions, code: error.code } }
 }
 
+/** The `type` the JSON body parser gives a body nested too deep (see handlers/json-body.ts). */
+export const BODY_TOO_DEEP = 'items.body.too.deep'
+
 /** body-parser's own errors carry a `type`; map the ones a client can cause. */
-function fromBodyParser(error: { type?: unknown; limit?: unknown }): ItemsError | null {
+function fromBodyParser(error: {
+  type?: unknown
+  limit?: unknown
+  status?: unknown
+  expose?: unknown
+  message?: unknown
+}): ItemsError | null {
   switch (error.type) {
+    case BODY_TOO_DEEP:
+      return new InvalidPayloadError(`${String(error.message)} (maxJsonDepth)`)
     case 'entity.parse.failed':
       return new InvalidPayloadError('The body is not valid JSON')
     case 'entity.too.large':
@@ -170,39 +182,103 @@ function fromBodyParser(error: { type?: unknown; limit?: unknown }): ItemsError 
     case 'request.aborted':
       return new InvalidPayloadError('The request was aborted')
     default:
-      return null
+      // A body that fails to inflate (`Content-Encoding: gzip` over plain text) is an http-error without a type.
+      return typeof error.status === 'number' && error.status >= 400 && error.status < 500 && error.expose === true
+        ? new InvalidPayloadError('The body cannot be read')
+        : null
   }
 }
 
-/**
- * Turns anything thrown into the list of errors to send. `recognise` reads database faults (503, 409); other
- * unknown errors become one generic 500.
- */
-export function toItemsErrors(
+/** Reads database faults (503 unavailable, 409 conflict) from errors the driver raised; null for any other. */
+export type FaultReader = (error: unknown) => ItemsError | null
+
+/** The errors a client caused or a database fault explains, as the list to send; null for an unexpected error. */
+export function toClientErrors(
   error: unknown,
   logger: Logger,
-  recognise: (error: unknown) => ItemsError | null = () => null,
-): readonly ItemsError[] {
+  recognise: FaultReader = () => null,
+  req?: Request,
+): readonly ItemsError[] | null {
   if (error instanceof ItemsErrorList) return error.errors
   if (error instanceof ItemsError) {
     if (error.code === 'SERVICE_UNAVAILABLE') logger.warn(`express-items-router: the database is unavailable (${String(error.cause)})`)
     return [error]
   }
+  // Express decodes route parameters with decodeURIComponent; `/items/%E0%A4%A` names no route.
+  if (error instanceof URIError) return [new RouteNotFoundError(req?.originalUrl.split('?')[0] ?? '')]
   const fromBody = error !== null && typeof error === 'object' ? fromBodyParser(error) : null
   if (fromBody) return [fromBody]
   const fault = recognise(error)
-  if (fault) return toItemsErrors(fault, logger)
-  logger.error('express-items-router: unexpected error', error)
-  return [new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.')]
+  return fault ? toClientErrors(fault, logger) : null
 }
 
-/** The router's error middleware: the only place that writes an error response. */
-export function errorHandler(logger: Logger, recognise?: (error: unknown) => ItemsError | null): ErrorRequestHandler {
-  return (error, _req, res, next) => {
+/** knex's prefix on a failed statement's message: the SQL with its bound values inlined, then ` - `. */
+const STATEMENT_PREFIX =
+  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|create|alter|drop|pragma)\s[\s\S]* - /i
+
+/**
+ * Strips what may hold bound values (a password hash, a token) from a database error before it is logged, in
+ * place so that a host's error middleware sees the same object: knex's statement prefix on the message, and the
+ * drivers' `sql` (mysql2), `parameters` and `detail` (pg, which quotes the offending value). Other errors are
+ * left alone.
+ */
+export function redacted(error: unknown): unknown {
+  // Duck-typed, not `instanceof Error`: a driver's error class may come from another realm (a native addon
+  // keeps the first constructor it was given, which under jest belongs to another module registry).
+  if (typeof error !== 'object' || error === null || typeof (error as { message?: unknown }).message !== 'string') return error
+  const fields = error as Error & Record<string, unknown>
+  const fromDriver = typeof fields.code === 'string' || typeof fields.errno === 'number'
+  if (!fromDriver) return error
+  const original = fields.message
+  if (STATEMENT_PREFIX.test(original)) {
+    fields.message = `[statement omitted] - ${original.slice(original.lastIndexOf(' - ') + 3)}`
+    if (typeof fields.stack === 'string') fields.stack = fields.stack.split(original).join(fields.message)
+  }
+  for (const key of ['sql', 'parameters', 'detail']) if (key in fields) delete fields[key]
+  return error
+}
+
+/** Longest incoming `X-Request-Id` echoed as given; a longer or non-printable one is replaced by a fresh id. */
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
+
+/** The request's id: the client's or proxy's `X-Request-Id` when it is sane, a fresh UUID otherwise. */
+export function requestIdOf(req: Request): string {
+  const given = req.get('x-request-id')
+  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID()
+}
+
+export interface ErrorHandlerOptions {
+  readonly recognise?: FaultReader
+  /** Hand unexpected errors to the host's error middleware instead of answering 500 (see the option of that name). */
+  readonly passUnexpectedErrors?: boolean
+}
+
+/**
+ * The router's error middleware: the only place that writes an error response. An unexpected error is logged
+ * with the request's method, path and id; the 500 carries the id in `extensions.requestId`, or, with
+ * `passUnexpectedErrors`, the error goes on to the host's error middleware with `requestId` set on it.
+ */
+export function errorHandler(logger: Logger, options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  return (error, req, res, next) => {
     if (res.headersSent) return next(error)
-    const errors = toItemsErrors(error, logger, recognise)
-    if (errors[0]!.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS))
-    res.status(errors[0]!.status).json({ errors: errors.map(render) })
+    const errors = toClientErrors(error, logger, options.recognise, req)
+    if (errors) {
+      if (errors[0]!.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS))
+      res.status(errors[0]!.status).json({ errors: errors.map(render) })
+      return
+    }
+    const requestId = requestIdOf(req)
+    logger.error(
+      `express-items-router: unexpected error in ${req.method} ${req.originalUrl.split('?')[0]} (request ${requestId})`,
+      redacted(error),
+    )
+    if (options.passUnexpectedErrors) {
+      if (error !== null && typeof error === 'object') Object.assign(error, { requestId })
+      return next(error)
+    }
+    res.setHeader('X-Request-Id', requestId)
+    const unexpected = new ItemsError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred.', { requestId })
+    res.status(500).json({ errors: [render(unexpected)] })
   }
 }
 

@@ -4,6 +4,7 @@ import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
 import { errorHandler } from './errors'
+import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
@@ -61,6 +62,8 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxInListLength: config.maxInListLength,
     maxRelationalDepth: config.maxRelationalDepth,
     maxRelations: config.maxRelations,
+    maxConditions: config.maxFilterConditions,
+    maxListEntries: config.maxListEntries,
   }
 }
 
@@ -78,13 +81,18 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     schema,
     entries: buildAccess(schema, options.collections, options.defaultAccess),
     reachable: reachableCollections(schema),
-    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength },
+    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength, maxConditions: parser.maxConditions },
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
 
-  const repository = new ItemsRepository(config.knex, dialect)
-  const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
+  const repository = new ItemsRepository(config.knex, dialect, config.maxLoadedRows)
+  const validators = new Map(
+    [...schema.collections.values()].map((collection) => [
+      collection,
+      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth }),
+    ]),
+  )
   const versions = new VersionsService(
     repository,
     schema,
@@ -116,7 +124,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
   const version = (handler: VersionsHandler) => versionsRoute(services, handler)
-  const json = express.json({ limit: config.bodyLimit, strict: false })
+  const json = jsonBodyParser(config)
 
   // Built on first use, once: a router that is never asked for its document pays nothing for it.
   let document: OpenApiDocument | undefined
@@ -167,7 +175,9 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use(errorHandler(config.logger, (error) => mapFault(error, dialect)))
+  router.use(
+    errorHandler(config.logger, { recognise: (error) => mapFault(error, dialect), passUnexpectedErrors: config.passUnexpectedErrors }),
+  )
   // The emitter is untyped inside; its listeners' types come from the collections the caller passed.
   return router as ItemsRouter<C>
 }

@@ -51,6 +51,13 @@ export interface ScalarFieldDefinition {
   maxLength?: number
   /** For `decimal`: digits after the point in every response (`"12.50"`). Without it trailing zeros are trimmed. */
   scale?: number
+  /**
+   * For `decimal`: most significant digits the column holds (`decimal(precision, scale)`); a value with more
+   * digits before the point than `precision - scale` is a 400 `VALUE_OUT_OF_RANGE` on every database.
+   *
+   * @default 65 (the most any supported database accepts)
+   */
+  precision?: number
   /** The field is returned but never accepted in a create or update payload. @default false */
   readonly?: boolean
   /** The field is never returned, filtered, sorted or searched; it can still be written. @default false */
@@ -82,10 +89,10 @@ export interface LimitOptions {
    */
   defaultLimit?: number
   /**
-   * Largest `limit` a read may ask for; a larger one is a 400 `INVALID_QUERY`, and `limit=-1` is capped to it.
-   * Without it `limit=-1` returns every row.
+   * Most rows one list (a page, or one parent's related items) may hold. An explicit larger `limit` (or
+   * `deep[rel][_limit]`) is a 400 `INVALID_QUERY` naming `maxLimit`; `-1` means "as many as `maxLimit` allows".
    *
-   * @default undefined (no cap)
+   * @default 1000
    */
   maxLimit?: number
   /**
@@ -376,6 +383,42 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default 50
    */
   maxRelations?: number
+  /**
+   * Most rows one read may load across all its statements: the page plus every related row of every
+   * relation node (`fields=*.*.*`). Reads stop at the first statement that would pass it, with a 400
+   * `INVALID_QUERY` naming `maxLoadedRows`, so memory stays bounded whatever the data holds.
+   *
+   * @default 10000
+   */
+  maxLoadedRows?: number
+  /**
+   * Most conditions one filter may hold (the `filter` parameter, a by-query write's `query.filter`, or one
+   * `deep[rel][_filter]`), each value of an `_in` / `_nin` / `_between` list counting as one. Together with the
+   * other bounds it keeps every statement below each driver's bind-variable limit.
+   *
+   * @default 2000
+   */
+  maxFilterConditions?: number
+  /**
+   * Most entries in each list parameter: `fields`, `sort`, `groupBy`, and the fields of `aggregate`.
+   *
+   * @default 100
+   */
+  maxListEntries?: number
+  /**
+   * Deepest nesting of a `json` field's value, counted as MySQL's `JSON_DEPTH` counts it (a scalar is 1, `[1]`
+   * is 2, `{"a":[1]}` is 3). MariaDB refuses more than 32, and a bound keeps every walk over the value short.
+   *
+   * @default 32
+   */
+  maxJsonDepth?: number
+  /**
+   * Hand unexpected errors to the host's own error middleware (`next(error)`) instead of answering the generic
+   * 500. They are logged either way; `error.requestId` holds the request's id.
+   *
+   * @default false
+   */
+  passUnexpectedErrors?: boolean
   /**
    * The table holding content versions.
    *

@@ -375,7 +375,7 @@ forEachDialect((ctx) => {
       const call = request(ghosts)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path)
       const response = await (body === undefined ? call : call.send(body))
       expect(expectErrors(response, 500, 'INTERNAL_SERVER_ERROR')).toEqual([
-        { message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+        { message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } },
       ])
       // Neither SQL nor schema names may reach the client.
       expect(response.text).not.toMatch(/no_such_table|ghosts|select|insert|update|delete|from|sql/i)

@@ -257,9 +257,37 @@ forEachDialect((ctx) => {
       const response = await (body === undefined ? call : call.send(body))
       expect({ status: response.status, body: response.body as unknown }).toEqual({
         status: 500,
-        body: { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
+        body: {
+          errors: [
+            { message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } },
+          ],
+        },
       })
       expect(host.logger.errors).toHaveLength(1)
+    })
+
+    it.each(['/api/items/articles/%', '/api/items/%E0%A4%A', '/api/versions/%E0%A4%A'])(
+      'an undecodable path %s → 404 ROUTE_NOT_FOUND, not the host error handler',
+      async (path) => {
+        const response = await request(host.app).get(path)
+        expect(response.status).toBe(404)
+        expect((response.body as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('ROUTE_NOT_FOUND')
+        expect(host.hostErrors).toEqual([])
+      },
+    )
+
+    it('passUnexpectedErrors hands a 500 to the Express 4 host error handler, with its request id', async () => {
+      const hostErrors: unknown[] = []
+      const app = express4()
+      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: GHOSTS, logger: recordingLogger(), passUnexpectedErrors: true }))
+      const hostHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+        hostErrors.push(error)
+        res.status(418).json({ host: true })
+      }
+      app.use(hostHandler)
+      const response = await request(app).get('/api/items/ghosts').set('X-Request-Id', 'e4-1')
+      expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 418, body: { host: true } })
+      expect((hostErrors[0] as { requestId?: unknown }).requestId).toBe('e4-1')
     })
   })
 })

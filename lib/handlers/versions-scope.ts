@@ -46,10 +46,13 @@ export interface VersionsScope {
 
 export type VersionsHandler = Handler<VersionsScope>
 
-/** A version id from the URL or a body; anything but a positive integer names no version. */
+/** Largest id of the versions table's `increments` column on every database (PostgreSQL's `integer`). */
+const LARGEST_VERSION_ID = 2_147_483_647
+
+/** A version id from the URL or a body; anything but a positive integer the column can hold names no version. */
 function versionId(raw: unknown): number {
   const id = typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN
-  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('Version not found.')
+  if (!Number.isSafeInteger(id) || id <= 0 || id > LARGEST_VERSION_ID) throw new NotFoundError('Version not found.')
   return id
 }
 

@@ -19,6 +19,8 @@ export interface FilterLimits {
   readonly maxDepth: number
   /** Most values in one `_in` / `_nin` list. */
   readonly maxInListLength: number
+  /** Most conditions in one filter, list values and group entries included (`maxFilterConditions`). */
+  readonly maxConditions: number
   /** Resolves `$CURRENT_USER` and the other caller variables; without it they are unknown to the filter. */
   readonly variables?: Variables
 }
@@ -28,6 +30,16 @@ interface FilterState extends FilterLimits {
   readonly collection: Collection
   /** One clock reading per request, so every `$NOW` in a filter means the same instant. */
   readonly now: Date
+  /** Conditions parsed so far in this filter, shared by every level. */
+  readonly counted: { conditions: number }
+}
+
+/** Counts `count` more conditions, refusing the filter as soon as it passes the bound (before SQL exists). */
+function countConditions(state: FilterState, count: number): void {
+  state.counted.conditions += count
+  if (state.counted.conditions > state.maxConditions) {
+    throw new InvalidQueryError(`The filter has more than ${state.maxConditions} conditions (maxFilterConditions)`)
+  }
 }
 
 /** A flag operator given `false` means its opposite (`_null=false` is `_nnull`). */
@@ -79,6 +91,7 @@ function resolveVariable(value: unknown, state: FilterState): unknown {
 }
 
 function comparison(field: Field, operator: FilterOperator, given: unknown, state: FilterState): FilterNode {
+  countConditions(state, 1)
   const spec: OperatorSpec = OPERATORS[operator]
   if (!spec.on.includes(field.spec.family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
@@ -110,6 +123,7 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, stat
   if (list.length > state.maxInListLength) {
     throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" has more than ${state.maxInListLength} values`)
   }
+  countConditions(state, Math.max(list.length - 1, 0))
   const values = list.map((item) => coerce(field, operator, item, state))
   if (values.includes(null)) {
     throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" cannot contain null; use "_null"`)
@@ -222,6 +236,7 @@ function parseGroup(raw: Record<string, unknown>, state: FilterState, depth: num
   for (const [key, value] of Object.entries(raw)) {
     if (key === '_and' || key === '_or') {
       const items = toGroupItems(key, value).map((item) => {
+        countConditions(state, 1)
         if (!isPlainObject(item)) throw new InvalidQueryError(`Every entry of "${key}" must be a filter object`)
         return parseGroup(item, state, depth + 1)
       })
@@ -250,7 +265,7 @@ function simplify(node: FilterNode): FilterNode | null {
   for (const child of node.children) {
     const simple = simplify(child)
     if (simple === null) continue
-    if (simple.kind === node.kind) children.push(...simple.children)
+    if (simple.kind === node.kind) for (const grandchild of simple.children) children.push(grandchild)
     else children.push(simple)
   }
   if (children.length === 0) return node.kind === 'and' ? null : { kind: 'or', children: [] }
@@ -262,5 +277,5 @@ export function parseFilter(raw: unknown, collection: Collection, limits: Filter
   const tree = parseObjectParam(raw, 'filter')
   if (tree === null) return null
   // The top-level object is not a group: depth counts `_and` / `_or` nesting only.
-  return simplify(parseGroup(tree, { ...limits, collection, now }, 0))
+  return simplify(parseGroup(tree, { ...limits, collection, now, counted: { conditions: 0 } }, 0))
 }

@@ -34,7 +34,7 @@ export function parsePagination(
   const requested = parseInteger(raw.limit, 'limit', -1) ?? (purpose === 'read' ? limits.defaultLimit : -1)
   const maxLimit = purpose === 'read' ? limits.maxLimit : undefined
   if (maxLimit !== undefined && requested > maxLimit) {
-    throw new InvalidQueryError(`"limit" may be at most ${maxLimit}`)
+    throw new InvalidQueryError(`"limit" may be at most ${maxLimit} (maxLimit); -1 asks for that many`)
   }
   const limit = requested === -1 ? (maxLimit ?? null) : requested
   const page = parseInteger(raw.page, 'page', 0)

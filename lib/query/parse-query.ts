@@ -1,6 +1,7 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { unstorableText } from '../schema/field-types'
 import { both } from './filter-node'
 import { parseAggregateQuery } from './parse-aggregate'
 import { parseFields, type FieldsOptions } from './parse-fields'
@@ -38,13 +39,48 @@ function parseVersion(raw: unknown): string | null {
   if (key === '' || key.length > MAX_VERSION_KEY_LENGTH) {
     throw new InvalidQueryError(`"version" must be a key of 1 to ${MAX_VERSION_KEY_LENGTH} characters`)
   }
+  if (unstorableText(key)) throw new InvalidQueryError('"version" cannot contain the NUL character or an unpaired surrogate')
   return key
 }
 
 /** Everything the parser needs besides the request: the schema and the router's limits. */
-export type ParserOptions = FieldsOptions
+export interface ParserOptions extends FieldsOptions {
+  /** Most entries in `fields`, `sort`, `groupBy` and `aggregate` each (`maxListEntries`). */
+  readonly maxListEntries: number
+}
+
+/**
+ * Refuses a list parameter with more than `maxListEntries` entries before anything resolves them: 2,000
+ * `groupBy` or `aggregate` entries would otherwise reach the database as that many columns.
+ */
+function checkListEntries(raw: RawQuery, max: number): void {
+  const aggregate = raw.aggregate
+  const aggregateEntries =
+    aggregate !== null && typeof aggregate === 'object' && !Array.isArray(aggregate)
+      ? Object.values(aggregate).reduce((sum: number, list) => sum + safeList(list, 'aggregate').length, 0)
+      : 0
+  const counts: Array<[string, number]> = [
+    ['fields', safeList(raw.fields, 'fields').length],
+    ['sort', safeList(raw.sort, 'sort').length],
+    ['groupBy', safeList(raw.groupBy, 'groupBy').length],
+    ['aggregate', aggregateEntries],
+  ]
+  for (const [parameter, count] of counts) {
+    if (count > max) throw new InvalidQueryError(`"${parameter}" has more than ${max} entries (maxListEntries)`)
+  }
+}
+
+/** A list's entries for counting; a malformed list counts as empty here and is refused by its own parser. */
+function safeList(raw: unknown, parameter: string): string[] {
+  try {
+    return parseList(raw, parameter)
+  } catch {
+    return []
+  }
+}
 
 export function parseQuery(raw: RawQuery, collection: Collection, options: ParserOptions, now = new Date()): Query {
+  checkListEntries(raw, options.maxListEntries)
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)

@@ -1,7 +1,7 @@
 // Parses ?search: one plain-text term, or null when empty.
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
-import { hasNul } from '../schema/field-types'
+import { unstorableText } from '../schema/field-types'
 import { searchableFields, type SchemaView } from './schema-view'
 import { parseSingle } from './parse-list'
 import type { Search } from './query'
@@ -14,6 +14,7 @@ export function parseSearch(raw: unknown, collection: Collection, view: SchemaVi
   if (search !== undefined && search.length > MAX_SEARCH_LENGTH) {
     throw new InvalidQueryError(`"search" may be at most ${MAX_SEARCH_LENGTH} characters long`)
   }
-  if (search !== undefined && hasNul(search)) throw new InvalidQueryError('"search" cannot contain the NUL character')
+  if (search !== undefined && unstorableText(search))
+    throw new InvalidQueryError('"search" cannot contain the NUL character or an unpaired surrogate')
   return search === undefined || search === '' ? null : { term: search, fields: searchableFields(view, collection) }
 }

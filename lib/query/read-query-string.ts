@@ -21,10 +21,30 @@ function describeLimit(error: unknown, limits: QueryStringLimits): string {
   return 'The query string cannot be parsed'
 }
 
+/** A key segment qs would drop silently (`filter[__proto__][_eq]=1`), leaving the filter without its condition. */
+const PROTOTYPE_KEY = /(^|\[)__proto__(\]|$)/
+
+function decodeKey(part: string): string {
+  const key = part.split('=', 1)[0]!.replace(/\+/g, ' ')
+  try {
+    return decodeURIComponent(key)
+  } catch {
+    return key
+  }
+}
+
 /** Reads `url`'s query string. Too many parameters, too long arrays or too deep brackets are a 400. */
 export function readQueryString(url: string, limits: QueryStringLimits): RawQuery {
   const start = url.indexOf('?')
   if (start === -1) return {}
+  const text = url.slice(start + 1)
+  // Checked only when the text could spell one, so ordinary requests pay a single search.
+  if (text.includes('__proto__') || text.includes('%')) {
+    for (const part of text.split('&', limits.maxParameters + 1)) {
+      const key = decodeKey(part)
+      if (PROTOTYPE_KEY.test(key)) throw new InvalidQueryError(`"${key}" names no parameter, field or operator`)
+    }
+  }
   try {
     return qs.parse(url.slice(start + 1), {
       depth: limits.maxDepth,

@@ -8,6 +8,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialects'
+import { InvalidQueryError } from '../errors'
 import { fromStorage, selectColumn, toStorage } from './storage'
 
 export type Db = Knex | Knex.Transaction
@@ -43,6 +44,37 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
   return value
 }
 
+/**
+ * The rows one read may still load (`maxLoadedRows`), shared by every statement of the read. Each statement asks
+ * for one row more than what is left, so passing the bound is noticed without ever holding more rows than it.
+ */
+export class RowBudget {
+  constructor(
+    private remaining: number,
+    private readonly max: number = remaining,
+  ) {}
+
+  /** The LIMIT a statement that wants `limit` rows (null: all) may use. */
+  cap(limit: number | null): number | null {
+    if (!Number.isFinite(this.remaining)) return limit
+    return limit === null ? this.remaining + 1 : Math.min(limit, this.remaining + 1)
+  }
+
+  spend(rows: number): void {
+    this.remaining -= rows
+    if (this.remaining < 0) throw new InvalidQueryError(`The request would load more than ${this.max} rows (maxLoadedRows)`)
+  }
+}
+
+/** No bound: for the router's own reads (existing keys, a write's matches, already bounded by maxBatchSize). */
+export const unbounded = (): RowBudget => new RowBudget(Number.POSITIVE_INFINITY)
+
+/**
+ * Keys per IN list: half the driver's bind-variable limit, leaving the other half for the filter (at most
+ * `maxFilterConditions` values), the caller's scope and the search that the same statement binds.
+ */
+const keysPerStatement = (dialect: Dialect): number => Math.floor(dialect.maxParameters / 2)
+
 export function chunk<T>(values: readonly T[], size: number): T[][] {
   const chunks: T[][] = []
   for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size))
@@ -53,12 +85,19 @@ export class ItemLoader {
   constructor(
     private readonly knex: Knex,
     private readonly dialect: Dialect,
+    private readonly maxLoadedRows: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** The items the selection picks, shaped by `fields`. */
-  async load(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Item[]> {
-    const rows = await this.query(db, collection, fields, selection)
-    return this.shape(db, collection, fields, rows)
+  /** The items the selection picks, shaped by `fields`, loading at most `maxLoadedRows` rows unless told otherwise. */
+  async load(
+    db: Db,
+    collection: Collection,
+    fields: readonly FieldNode[],
+    selection: Selection,
+    budget = new RowBudget(this.maxLoadedRows),
+  ): Promise<Item[]> {
+    const rows = await this.query(db, collection, fields, selection, budget)
+    return this.shape(db, collection, fields, rows, budget)
   }
 
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
@@ -98,28 +137,44 @@ export class ItemLoader {
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
 
-  private async query(db: Db, collection: Collection, fields: readonly FieldNode[], selection: Selection): Promise<Row[]> {
+  private async query(
+    db: Db,
+    collection: Collection,
+    fields: readonly FieldNode[],
+    selection: Selection,
+    budget: RowBudget,
+  ): Promise<Row[]> {
     if (selection.limit === 0) return []
     const qb = db(collection.table).select(this.columns(collection, fields))
     this.where(qb, collection, selection)
     const order = this.orderTerms(collection, selection)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)
-    if (selection.limit !== null) qb.limit(selection.limit)
+    const limit = budget.cap(selection.limit)
+    if (limit !== null) qb.limit(limit)
     if (selection.offset > 0) qb.offset(selection.offset)
-    return qb
+    const rows: Row[] = await qb
+    budget.spend(rows.length)
+    return rows
   }
 
   /** Builds the response objects, loading each relation node once for all rows. */
-  private async shape(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+  private async shape(
+    db: Db,
+    collection: Collection,
+    fields: readonly FieldNode[],
+    rows: readonly Row[],
+    budget: RowBudget,
+  ): Promise<Item[]> {
     const pk = collection.primaryKey
     const keys = rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
     const relations = new Map<FieldNode, Map<string, unknown>>()
     for (const node of fields) {
       if (node.kind === 'm2o') {
         const references = rows.map((row) => fromStorage(node.field, row[node.field.name], this.dialect)).filter((key) => key !== null)
-        relations.set(node, await this.byKeys(db, node.related, [...new Set(references)] as PrimaryKey[], node.children, node.scope))
+        const related = [...new Set(references)] as PrimaryKey[]
+        relations.set(node, await this.byKeys(db, node.related, related, node.children, node.scope, budget))
       } else if (node.kind === 'o2m') {
-        relations.set(node, await this.children(db, node, keys))
+        relations.set(node, await this.children(db, node, keys, budget))
       }
     }
     return rows.map((row, index) => {
@@ -154,10 +209,11 @@ export class ItemLoader {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
+    budget = new RowBudget(this.maxLoadedRows),
   ): Promise<Map<string, Item>> {
     const pk = collection.primaryKey
     const rows: Row[] = []
-    for (const part of chunk(keys, this.dialect.maxParameters)) {
+    for (const part of chunk(keys, keysPerStatement(this.dialect))) {
       const qb = db(collection.table)
         .select(this.columns(collection, fields))
         .whereIn(
@@ -165,9 +221,13 @@ export class ItemLoader {
           part.map((key) => toStorage(pk, key, this.dialect)),
         )
       if (scope) compileFilter(qb, scope, this.dialect, collection.table)
-      rows.push(...(await qb))
+      // A key names at most one row, so the statement needs no LIMIT; the budget counts what came back.
+      const found: Row[] = await qb
+      budget.spend(found.length)
+      // A loop, not push(...found): spreading a huge array overflows the call stack.
+      for (const row of found) rows.push(row)
     }
-    const items = await this.shape(db, collection, fields, rows)
+    const items = await this.shape(db, collection, fields, rows, budget)
     return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name], this.dialect)), items[index]!]))
   }
 
@@ -176,17 +236,20 @@ export class ItemLoader {
     db: Db,
     node: Extract<FieldNode, { kind: 'o2m' }>,
     parentKeys: readonly PrimaryKey[],
+    budget: RowBudget,
   ): Promise<Map<string, unknown[]>> {
     const { related, selection } = node
     const foreignKey = node.relation.foreignKey
     const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
     const rows: Row[] = []
     if (selection.limit !== 0) {
-      for (const part of chunk(parentKeys, this.dialect.maxParameters)) {
-        rows.push(...(await this.childRows(db, related, fields, foreignKey, part, selection)))
+      for (const part of chunk(parentKeys, keysPerStatement(this.dialect))) {
+        const found = await this.childRows(db, related, fields, foreignKey, part, selection, budget.cap(null))
+        budget.spend(found.length)
+        for (const row of found) rows.push(row)
       }
     }
-    const items = await this.shape(db, related, fields, rows)
+    const items = await this.shape(db, related, fields, rows, budget)
     const groups = new Map<string, unknown[]>()
     rows.forEach((row, index) => {
       const parent = keyId(fromStorage(foreignKey, row[foreignKey.name], this.dialect))
@@ -208,6 +271,7 @@ export class ItemLoader {
     foreignKey: Field,
     parents: readonly PrimaryKey[],
     selection: Selection,
+    cap: number | null,
   ): Promise<Row[]> {
     const byParent = fieldIn(foreignKey, parents)
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
@@ -215,7 +279,8 @@ export class ItemLoader {
     if (selection.limit === null && selection.offset === 0) {
       const qb = db(related.table).select(this.columns(related, fields, foreignKey))
       this.where(qb, related, scoped)
-      return qb.orderByRaw(order.sql, order.bindings)
+      qb.orderByRaw(order.sql, order.bindings)
+      return cap === null ? qb : qb.limit(cap)
     }
     const ranked = db(related.table).select([
       ...this.columns(related, fields, foreignKey),
@@ -224,6 +289,7 @@ export class ItemLoader {
     this.where(ranked, related, scoped)
     const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', selection.offset)
     if (selection.limit !== null) outer.andWhere(RANK, '<=', selection.offset + selection.limit)
-    return outer.orderBy(RANK)
+    outer.orderBy(RANK)
+    return cap === null ? outer : outer.limit(cap)
   }
 }

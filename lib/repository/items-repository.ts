@@ -11,7 +11,7 @@ import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialects'
 import { mapDbError } from './map-db-error'
 import { retryTransaction } from './retry-transaction'
-import { chunk, ItemLoader, keyId, type Db } from './item-loader'
+import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
 
 export interface Page {
@@ -35,8 +35,10 @@ export class ItemsRepository {
   constructor(
     private readonly knex: Knex,
     private readonly dialect: Dialect,
+    /** Most rows one read may load across its statements (`maxLoadedRows`). */
+    maxLoadedRows = Number.POSITIVE_INFINITY,
   ) {
-    this.loader = new ItemLoader(knex, dialect)
+    this.loader = new ItemLoader(knex, dialect, maxLoadedRows)
   }
 
   /** One page of items, with the counts `query.meta` asks for. */
@@ -190,7 +192,8 @@ export class ItemsRepository {
     // One row more than the batch limit tells an over-large match apart without counting.
     const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
     const pk = collection.primaryKey
-    const items = await this.loader.load(db, collection, [{ kind: 'field', output: 'key', field: pk }], { ...selection, limit })
+    const keyField: FieldNode[] = [{ kind: 'field', output: 'key', field: pk }]
+    const items = await this.loader.load(db, collection, keyField, { ...selection, limit }, unbounded())
     if (items.length > maxBatchSize) {
       throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
     }
@@ -241,7 +244,7 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     scope: FilterNode | null = null,
   ): Promise<Set<string>> {
-    return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [], scope)).keys())
+    return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [], scope, unbounded())).keys())
   }
 
   private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {

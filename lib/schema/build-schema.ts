@@ -4,7 +4,7 @@ import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { CollectionDefinition, FieldDefinition, LimitOptions, O2MFieldDefinition, ScalarFieldDefinition } from '../types'
 import type { Collection, Field, Limits, Member, O2MRelation, Schema } from './collection'
-import { FIELD_TYPES } from './field-types'
+import { FIELD_TYPES, MAX_DECIMAL_PRECISION } from './field-types'
 
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 type Draft<T> = { -readonly [K in keyof T]: T[K] }
@@ -29,6 +29,7 @@ const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   default: true,
   maxLength: true,
   scale: true,
+  precision: true,
   readonly: true,
   hidden: true,
   references: true,
@@ -54,7 +55,12 @@ export function resolveLimits(options: LimitOptions, fallback: Limits, where: st
   checkPositiveInteger(options.maxBatchSize, `${where}.maxBatchSize`)
   const limits: Limits = {
     defaultLimit: options.defaultLimit ?? fallback.defaultLimit,
-    maxLimit: options.maxLimit ?? fallback.maxLimit,
+    // A page size above the inherited cap raises the cap with it, so a larger defaultLimit alone stays valid.
+    maxLimit:
+      options.maxLimit ??
+      (fallback.maxLimit !== undefined && options.defaultLimit !== undefined
+        ? Math.max(fallback.maxLimit, options.defaultLimit)
+        : fallback.maxLimit),
     maxBatchSize: options.maxBatchSize ?? fallback.maxBatchSize,
   }
   if (limits.maxLimit !== undefined && limits.defaultLimit > limits.maxLimit) {
@@ -89,6 +95,18 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
   ) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: scale must be a non-negative integer on a decimal field`)
   }
+  if (
+    definition.precision !== undefined &&
+    (definition.type !== 'decimal' ||
+      !Number.isSafeInteger(definition.precision) ||
+      definition.precision < Math.max(1, definition.scale ?? 0) ||
+      definition.precision > MAX_DECIMAL_PRECISION)
+  ) {
+    throw new ConfigError(
+      'CONFIG_BAD_FIELD',
+      `${where}: precision must be an integer from scale (at least 1) to ${MAX_DECIMAL_PRECISION} on a decimal field`,
+    )
+  }
   if (primaryKey && (definition.hidden || definition.nullable === true)) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: a primary key can be neither hidden nor nullable`)
   }
@@ -109,6 +127,7 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
     default: definition.default === undefined ? undefined : (spec.fromJson(definition.default) ?? definition.default),
     maxLength: definition.maxLength,
     scale: definition.scale,
+    precision: definition.type === 'decimal' ? (definition.precision ?? MAX_DECIMAL_PRECISION) : undefined,
     readonly: definition.readonly === true,
     hidden: definition.hidden === true,
   }

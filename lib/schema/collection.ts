@@ -20,6 +20,8 @@ export interface Field {
   readonly default: unknown
   readonly maxLength?: number
   readonly scale?: number
+  /** For `decimal`: most significant digits (`precision - scale` before the point). */
+  readonly precision?: number
   readonly readonly: boolean
   readonly hidden: boolean
   /** For a many-to-one: the related collection. */

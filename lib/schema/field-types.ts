@@ -10,6 +10,7 @@ export interface TypedField {
   readonly type: FieldType
   readonly maxLength?: number
   readonly scale?: number
+  readonly precision?: number
 }
 
 /** A canonical value as the comparisons of this table see it. */
@@ -70,7 +71,8 @@ function bigIntegerFromJson(value: unknown): string | undefined {
 }
 
 function floatFromText(text: string): number | undefined {
-  return FLOAT_TEXT.test(text.trim()) ? Number(text) : undefined
+  // `1e309` matches the pattern but is Infinity, which no database column holds as a number.
+  return FLOAT_TEXT.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : undefined
 }
 
 /** Canonical decimal text: no `+`, no leading zeros, `scale` digits after the point (or trailing zeros trimmed). */
@@ -136,7 +138,20 @@ const plain = {
 } as const
 
 /** PostgreSQL cannot store NUL in text, so no database gets one: the same 400 everywhere. */
-export const hasNul = (text: string): boolean => text.includes('\u0000')
+/**
+ * Text no database stores as given: NUL (PostgreSQL refuses it, others cut or keep it) or an unpaired UTF-16
+ * surrogate (PostgreSQL and MySQL would store U+FFFD instead, so the value read back would differ).
+ */
+export const unstorableText = (text: string): boolean => text.includes('\u0000') || /\p{Cs}/u.test(text)
+
+/** The most significant digits of a decimal on every supported database (MySQL's DECIMAL maximum). */
+export const MAX_DECIMAL_PRECISION = 65
+
+/** Digits before the point of a decimal input (leading zeros and sign aside). */
+export function decimalIntegerDigits(value: unknown): number {
+  const text = typeof value === 'number' ? plainNumberText(value) : String(value)
+  return text.replace(/^[+-]/, '').split('.')[0]!.replace(/^0+/, '').length
+}
 
 const stringSpec = (): FieldTypeSpec => ({
   ...plain,
@@ -145,8 +160,8 @@ const stringSpec = (): FieldTypeSpec => ({
   keyable: true,
   jsonSchema: (field) => ({ type: 'string', noNul: true, ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) }),
   fromJson: (value) =>
-    typeof value === 'string' ? (hasNul(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
-  fromText: (text) => (hasNul(text) ? undefined : text),
+    typeof value === 'string' ? (unstorableText(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
+  fromText: (text) => (unstorableText(text) ? undefined : text),
   fromDatabase: (raw) => String(raw),
 })
 
@@ -197,7 +212,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     ...plain,
     family: 'number',
     compare: compareNumbers,
-    jsonSchema: () => ({ type: 'number' }),
+    jsonSchema: () => ({ type: 'number', finite: true }),
     fromJson: (value) =>
       typeof value === 'number' && Number.isFinite(value) ? value : typeof value === 'string' ? floatFromText(value) : undefined,
     fromText: floatFromText,
@@ -209,8 +224,12 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     exact: true,
     compare: compareDecimals,
     jsonSchema: (field) => ({
-      anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT.source }],
+      anyOf: [
+        { type: 'number', finite: true },
+        { type: 'string', pattern: DECIMAL_TEXT.source },
+      ],
       ...(field.scale === undefined ? {} : { decimalScale: field.scale }),
+      decimalDigits: (field.precision ?? MAX_DECIMAL_PRECISION) - (field.scale ?? 0),
     }),
     responseSchema: () => ({ type: 'string', pattern: DECIMAL_TEXT.source }),
     fromJson: (value) =>

@@ -5,7 +5,8 @@ import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
 import type { WriteAction } from '../types'
 import type { Collection, Field } from './collection'
-import { decimalPlaces, hasNul, TEMPORAL_FORMATS, validInt64 } from './field-types'
+import { decimalIntegerDigits, decimalPlaces, TEMPORAL_FORMATS, unstorableText, validInt64 } from './field-types'
+import { jsonValueProblem } from './json-value'
 
 /** The writes that carry a payload. */
 export type PayloadAction = Exclude<WriteAction, 'delete'>
@@ -32,7 +33,7 @@ function writableFields(collection: Collection, action: PayloadAction): Field[] 
 /** A field's payload schema, `null` included when the field accepts it. */
 export function fieldSchema(field: Field): Record<string, unknown> {
   const schema = field.spec.jsonSchema(field)
-  if (field.type === 'json') return field.nullable ? schema : { not: { type: 'null' } }
+  if (field.type === 'json') return field.nullable ? { jsonValue: true } : { not: { type: 'null' }, jsonValue: true }
   return field.nullable ? { anyOf: [schema, { type: 'null' }] } : schema
 }
 
@@ -71,7 +72,13 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
       return `Field "${field}" has more than ${String(scale)} digits after the decimal point`
     }
     case 'noNul':
-      return `Field "${field}" cannot contain the NUL character`
+      return `Field "${field}" cannot contain the NUL character or an unpaired surrogate`
+    case 'finite':
+      return `Field "${field}" must be a finite number`
+    case 'decimalDigits':
+      return `Field "${field}" has more than ${String(error.params.digits)} digits before the decimal point`
+    case 'jsonValue':
+      return `Field "${field}" ${String(error.params.problem)}`
     case 'minimum':
     case 'maximum':
       return `Field "${field}" is out of range (${String(error.params.comparison)} ${String(error.params.limit)})`
@@ -111,7 +118,13 @@ function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
   return byField
 }
 
-export function createPayloadValidator(collection: Collection): PayloadValidator {
+/** The router's bounds on payload values. */
+export interface PayloadLimits {
+  /** Deepest nesting inside a json field's value (`maxJsonDepth`). */
+  readonly maxJsonDepth: number
+}
+
+export function createPayloadValidator(collection: Collection, limits: PayloadLimits = { maxJsonDepth: 32 }): PayloadValidator {
   const ajv = new Ajv({ allErrors: true, strict: false })
   addFormats(ajv)
   for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
@@ -124,7 +137,33 @@ export function createPayloadValidator(collection: Collection): PayloadValidator
   ajv.addKeyword({
     keyword: 'noNul',
     schemaType: 'boolean',
-    validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !hasNul(data),
+    validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !unstorableText(data),
+  })
+  // JSON.parse reads `1e309` as Infinity, which would be stored as NULL.
+  ajv.addKeyword({
+    keyword: 'finite',
+    schemaType: 'boolean',
+    validate: (_schema: boolean, data: unknown) => typeof data !== 'number' || Number.isFinite(data),
+  })
+  ajv.addKeyword({
+    keyword: 'decimalDigits',
+    schemaType: 'number',
+    errors: true,
+    validate: function check(digits: number, data: unknown): boolean {
+      const fits = (typeof data !== 'number' && typeof data !== 'string') || decimalIntegerDigits(data) <= digits
+      if (!fits) (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'decimalDigits', params: { digits } }]
+      return fits
+    },
+  })
+  ajv.addKeyword({
+    keyword: 'jsonValue',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_schema: boolean, data: unknown): boolean {
+      const problem = jsonValueProblem(data, limits.maxJsonDepth)
+      if (problem !== null) (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'jsonValue', params: { problem } }]
+      return problem === null
+    },
   })
   const compiled: Record<PayloadAction, ValidateFunction> = {
     create: ajv.compile(payloadJsonSchema(collection, 'create')),

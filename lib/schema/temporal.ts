@@ -48,7 +48,9 @@ function parseParts(text: string): Parts | null {
     offset: parseOffset(zone),
     hasTime: h !== undefined,
   }
-  const validDate = parts.month >= 1 && parts.month <= 12 && parts.day >= 1 && parts.day <= daysInMonth(parts.year, parts.month)
+  // Years 1 to 9999 are the range every database stores: PostgreSQL has no year 0, MySQL none past 9999.
+  const validDate =
+    parts.year >= 1 && parts.month >= 1 && parts.month <= 12 && parts.day >= 1 && parts.day <= daysInMonth(parts.year, parts.month)
   const validTime = parts.hour <= 23 && parts.minute <= 59 && parts.second <= 59
   if (!validDate || !validTime || Number.isNaN(parts.offset)) return null
   return parts
@@ -80,8 +82,11 @@ export function parseTimestamp(text: string): string | null {
   const date = new Date(utc)
   // Years 0-99 would be shifted by Date.UTC's two-digit-year rule; setUTCFullYear puts them back.
   if (parts.year < 100) date.setUTCFullYear(date.getUTCFullYear() - 1900)
-  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+  return inStoredRange(date) ? date.toISOString() : null
 }
+
+/** An instant whose UTC year lies in 1..9999, the range every supported database stores. */
+const inStoredRange = (date: Date): boolean => !Number.isNaN(date.getTime()) && date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999
 
 /** `HH:mm:ss`; seconds are optional in the input, fractions are dropped. */
 export function parseTime(text: string): string | null {
@@ -137,5 +142,6 @@ export function resolveNow(text: string, now: Date): string | null {
       date.setUTCFullYear(date.getUTCFullYear() + amount)
       break
   }
-  return date.toISOString()
+  // `$NOW(-999999999 year)` leaves the range a Date (or any database) can hold: no such instant.
+  return inStoredRange(date) ? date.toISOString() : null
 }

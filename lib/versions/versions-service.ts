@@ -1,5 +1,6 @@
 // Content versions: named drafts of one item, stored as deltas in the versions table, read through
 // `?version=`, compared with and promoted to the main item through the normal update path.
+import { unstorableText } from '../schema/field-types'
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
@@ -347,12 +348,14 @@ export class VersionsService {
       throw new InvalidPayloadError(`"key" must be a string of 1 to ${MAX_KEY_LENGTH} characters`)
     }
     if (value === MAIN_VERSION) throw new InvalidPayloadError(`"${MAIN_VERSION}" is reserved for the item itself`)
+    if (unstorableText(value)) throw new InvalidPayloadError('"key" cannot contain the NUL character or an unpaired surrogate')
     return value
   }
 
   private checkName(value: unknown): string | null {
     if (value === undefined || value === null) return null
     if (typeof value !== 'string' || value.length > 255) throw new InvalidPayloadError('"name" must be a string of at most 255 characters')
+    if (unstorableText(value)) throw new InvalidPayloadError('"name" cannot contain the NUL character or an unpaired surrogate')
     return value
   }
 

@@ -76,11 +76,21 @@ export class Lifecycle {
     } catch (error) {
       this.logger.error(`express-items-router: the ${AFTER[event.action]} hook of "${collection.name}" failed`, error)
     }
-    for (const name of [`items.${event.action}`, `${collection.name}.items.${event.action}`]) {
+    for (const name of [`items.${event.action}`, `${collection.name}.items.${event.action}`]) this.emitIsolated(name, event)
+  }
+
+  /**
+   * Calls each listener of `name` on its own, unlike `emit()`, which stops at the first one that throws: a
+   * failing listener (sync or async) is logged and the others still run. `rawListeners` keeps `once` working.
+   */
+  private emitIsolated(name: string, event: ItemsEvent): void {
+    for (const listener of this.events.rawListeners(name) as Array<(event: ItemsEvent) => unknown>) {
+      const failed = (error: unknown): void => this.logger.error(`express-items-router: a listener of "${name}" failed`, error)
       try {
-        this.events.emit(name, event)
+        const result = listener.call(this.events, event)
+        if (typeof (result as PromiseLike<unknown> | null)?.then === 'function') (result as PromiseLike<unknown>).then(undefined, failed)
       } catch (error) {
-        this.logger.error(`express-items-router: a listener of "${name}" failed`, error)
+        failed(error)
       }
     }
   }

@@ -51,7 +51,9 @@ function caller(app: Express, context: ItemsContext = {}) {
 }
 
 const FORBIDDEN = { errors: [{ message: "You don't have permission to access this.", extensions: { code: 'FORBIDDEN' } }] }
-const INTERNAL = { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }
+const INTERNAL = {
+  errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } }],
+}
 
 /** The 404 of a write naming a key the caller cannot see (or that does not exist). */
 const notFound = (collection: string, key: number) => ({

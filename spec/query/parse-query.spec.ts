@@ -354,7 +354,7 @@ describe('parsePagination', () => {
   })
 
   it('maxLimit: a larger limit is refused', () => {
-    expect(reasonOf(() => parsePagination({ limit: '51' }, capped))).toBe('"limit" may be at most 50')
+    expect(reasonOf(() => parsePagination({ limit: '51' }, capped))).toBe('"limit" may be at most 50 (maxLimit); -1 asks for that many')
   })
 
   it.each<[string, Raw, { limit: number | null; offset: number }]>([
@@ -689,7 +689,9 @@ describe('parseQuery', () => {
     const capped = collection('articles', fixtureSchema(CAPPED_LIMITS))
     expect(parseQuery({}, capped, parserOptions)).toMatchObject({ limit: 10, offset: 0 })
     expect(parseQuery({ limit: '-1' }, capped, parserOptions)).toMatchObject({ limit: 50, offset: 0 })
-    expect(reasonOf(() => parseQuery({ limit: '51' }, capped, parserOptions))).toBe('"limit" may be at most 50')
+    expect(reasonOf(() => parseQuery({ limit: '51' }, capped, parserOptions))).toBe(
+      '"limit" may be at most 50 (maxLimit); -1 asks for that many',
+    )
   })
 
   it('reports the first broken parameter, in parsing order', () => {

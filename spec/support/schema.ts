@@ -29,6 +29,8 @@ export const PARSER_LIMITS: Omit<ParserOptions, 'schema' | 'variables'> = {
   maxInListLength: 1000,
   maxRelationalDepth: 10,
   maxRelations: 50,
+  maxConditions: 2000,
+  maxListEntries: 100,
 }
 
 /** The collection called `name` in `of` (the fixture schema unless given); throws when there is none. */

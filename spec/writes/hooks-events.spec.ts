@@ -314,7 +314,9 @@ forEachDialect((ctx: DialectContext) => {
       const response = await request(app).post('/api/items/articles').send({ title: 'Never' })
       expect(response.status).toBe(500)
       expect(response.body).toEqual({
-        errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        errors: [
+          { message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } },
+        ],
       })
       expect(logger.errors).toHaveLength(1)
       expect(logger.errors[0]).toBe(boom)

@@ -53,8 +53,13 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
       return { code: 'VALUE_TOO_LONG', field: quoted(/column '([^']+)'/) }
     case 'ER_WARN_DATA_OUT_OF_RANGE':
       return { code: 'VALUE_OUT_OF_RANGE', field: quoted(/column '([^']+)'/) }
-    case 'ER_TRUNCATED_WRONG_VALUE':
     case 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD':
+      // MariaDB reports a multibyte text longer than its column (40,000 × "é" in a TEXT) as an "Incorrect string
+      // value" rather than ER_DATA_TOO_LONG. The router only writes well-formed text (no NUL, no lone surrogate),
+      // which a utf8mb4 column always holds, so there that message means the value is too long.
+      if (message.includes('Incorrect string value')) return { code: 'VALUE_TOO_LONG', field: quoted(/column `[^`]*`\.`[^`]*`\.`([^`]+)`/) }
+      return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+    case 'ER_TRUNCATED_WRONG_VALUE':
       return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
     default:
       return null
