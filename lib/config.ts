@@ -21,6 +21,8 @@ export interface RouterConfig {
   readonly createVersionsTable: boolean
   readonly logger: Logger
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
+  readonly statementTimeout: number
+  readonly hookTimeout: number
 }
 
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
@@ -40,6 +42,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   logger: true,
   context: true,
   defaultAccess: true,
+  statementTimeout: true,
+  hookTimeout: true,
 }
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: undefined, maxBatchSize: 1000 }
@@ -63,6 +67,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.context !== undefined && typeof options.context !== 'function') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.context must be a function of the request')
   }
+  checkTimeout(options.statementTimeout, 'options.statementTimeout')
+  checkTimeout(options.hookTimeout, 'options.hookTimeout')
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -82,5 +88,15 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     createVersionsTable: options.createVersionsTable === true,
     logger: options.logger ?? console,
     context: options.context ?? (() => ({})),
+    statementTimeout: options.statementTimeout ?? 30_000,
+    hookTimeout: options.hookTimeout ?? 10_000,
+  }
+}
+
+/** A time limit in milliseconds: 0 turns it off; Node's timers take at most 2^31 - 1. */
+function checkTimeout(value: unknown, where: string): void {
+  if (value === undefined) return
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 2_147_483_647) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', `${where} must be a whole number of milliseconds (0 turns it off)`)
   }
 }

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_CONTENT'
   | 'INTERNAL_SERVER_ERROR'
+  | 'QUERY_TIMEOUT'
+  | 'HOOK_TIMEOUT'
 
 const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INVALID_QUERY: 400,
@@ -34,6 +36,9 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE_CONTENT: 422,
   INTERNAL_SERVER_ERROR: 500,
+  // 504: the request was valid, but something it waited on (the database, a hook) did not answer in time.
+  QUERY_TIMEOUT: 504,
+  HOOK_TIMEOUT: 504,
 })
 
 /** Extra keys rendered beside `code` in `extensions` (`field`, `collection`, `reason`, ...). */

@@ -1,5 +1,5 @@
 // createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
-import express from 'express'
+import express, { type ErrorRequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
@@ -28,6 +28,8 @@ import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
 import { ItemsRepository } from './repository/items-repository'
 import { setupCheck } from './repository/setup-check'
+import { guardStatements, statementError } from './repository/statement-guard'
+import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
@@ -76,7 +78,8 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength },
   }
   checkFixedRules(access)
-  const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
+  const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)
+  guardStatements(config.knex, dialect, config.statementTimeout)
 
   const repository = new ItemsRepository(config.knex, dialect)
   const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
@@ -113,6 +116,9 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
     ready().then(() => next(), next)
   })
   router.use('/items', json)
+  router.use('/versions', json)
+  // After the body parser: the body arrives through socket events, which would run outside the request's scope.
+  router.use(['/items', '/versions'], requestScope())
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
   router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))
@@ -124,7 +130,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.delete('/items/:collection/:id', items(always(deleteItem)))
   router.use('/items', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use('/versions', json)
   router.get('/versions', version(listVersions))
   router.post('/versions', version(createVersion))
   router.get('/versions/:id', version(readVersion))
@@ -135,6 +140,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
+  router.use(((error, _req, _res, next) => next(statementError(error, dialect, config.statementTimeout))) as ErrorRequestHandler)
   router.use(errorHandler(config.logger))
   return router
 }

@@ -75,6 +75,8 @@ export const sqlite: Dialect = {
         }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
   recogniseError,
+  cancelStatements: null,
+  isCancelled: () => false,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }

@@ -1,0 +1,59 @@
+// Bounds the statements the router's requests run: a time limit per statement, cancellation of a request's
+// running statements when the request is aborted, and the API error either one ends in.
+import type { Knex } from 'knex'
+import { ItemsError } from '../errors'
+import { currentRequest, type RequestScope } from '../request-scope'
+import type { Dialect } from './dialects'
+
+/** The comment that starts every statement of a request, so the dialect can find and cancel them. */
+const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
+
+type Compiled = { sql: string } | { sql: string }[]
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled }
+
+/**
+ * Watches the statements knex runs for the router's requests (those inside a request scope; the host's own are
+ * left alone). knex's `start` event fires per statement once it holds its connection, before it compiles the
+ * SQL, in the async context of the code that awaits it, hooks' statements on `meta.db` included.
+ */
+export function guardStatements(knex: Knex, dialect: Dialect, statementTimeout: number): void {
+  const cancel = dialect.cancelStatements
+  if (cancel === null) return
+  const seen = new WeakSet<object>()
+  knex.on('start', (builder: Runnable) => {
+    const scope = currentRequest()
+    // Another router on the same knex sees the same statement: the first one guards it.
+    if (scope === undefined || seen.has(builder)) return
+    seen.add(builder)
+    // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
+    // the connection back to the pool, instead of discarding a connection that is still busy.
+    if (statementTimeout > 0) builder.timeout(statementTimeout, { cancel: true })
+    const toSQL = builder.toSQL.bind(builder)
+    builder.toSQL = () => {
+      const compiled = toSQL()
+      for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
+      return compiled
+    }
+    if (!seen.has(scope)) {
+      seen.add(scope)
+      const stop = (): void => {
+        cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
+      }
+      scope.signal.addEventListener('abort', stop, { once: true })
+    }
+  })
+}
+
+/** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */
+export function statementError(error: unknown, dialect: Dialect, statementTimeout: number): unknown {
+  if (error instanceof ItemsError || typeof error !== 'object' || error === null) return error
+  // knex's own timeout error carries the limit; its pool-acquisition timeout does not, and is not ours.
+  const timedOut = (error as { name?: unknown }).name === 'KnexTimeoutError' && typeof (error as { timeout?: unknown }).timeout === 'number'
+  if (!timedOut && !dialect.isCancelled(error)) return error
+  return new ItemsError(
+    'QUERY_TIMEOUT',
+    `The database did not answer within ${statementTimeout} ms, so the request was stopped.`,
+    {},
+    { cause: error },
+  )
+}
