@@ -79,7 +79,6 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)
-  guardStatements(config.knex, dialect, config.statementTimeout)
 
   const repository = new ItemsRepository(config.knex, dialect)
   const validators = new Map([...schema.collections.values()].map((collection) => [collection, createPayloadValidator(collection)]))
@@ -118,7 +117,7 @@ export function createItemsRouter(options: ItemsRouterOptions): ItemsRouter {
   router.use('/items', json)
   router.use('/versions', json)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  router.use(['/items', '/versions'], requestScope())
+  router.use(['/items', '/versions'], requestScope(), guardStatements(config.knex, dialect, config.statementTimeout))
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
   router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))

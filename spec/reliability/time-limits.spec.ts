@@ -3,7 +3,7 @@ import type { Express } from 'express'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
-import type { CollectionDefinition, HookMeta, Hooks, ItemsRouterOptions } from '../../lib'
+import { createItemsRouter, type CollectionDefinition, type HookMeta, type Hooks, type ItemsRouterOptions } from '../../lib'
 import { createApp, recordingLogger } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
 
@@ -94,6 +94,21 @@ forEachDialect((ctx) => {
       await expect(request(app).get('/api/items/articles').timeout(500)).rejects.toThrow(/Timeout/)
       await eventually('the statement to be cancelled', 3000, async () => (await running(ctx, 'sleep(7)')) === 0)
     })
+  })
+
+  it('adds one statement listener to a knex instance, however many routers share it', () => {
+    const before = ctx.knex.listenerCount('start')
+    for (let i = 0; i < 20; i++) createItemsRouter({ knex: ctx.knex, collections })
+    expect(ctx.knex.listenerCount('start')).toBeLessThanOrEqual(Math.max(before, 1))
+  })
+
+  it.each([
+    ['statementTimeout', -1],
+    ['statementTimeout', 1.5],
+    ['hookTimeout', '10s'],
+    ['hookTimeout', 2 ** 31],
+  ])('refuses %s: %j with CONFIG_BAD_LIMIT', (option, value) => {
+    expect(() => createItemsRouter({ knex: ctx.knex, collections, [option]: value })).toThrow(/CONFIG_BAD_LIMIT/)
   })
 
   describe('hookTimeout', () => {
