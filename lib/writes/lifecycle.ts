@@ -102,7 +102,8 @@ export class Lifecycle {
     const request = currentRequest()
     const controller = new AbortController()
     const forward = (): void => controller.abort(request?.signal.reason)
-    request?.signal.addEventListener('abort', forward, { once: true })
+    if (request?.signal.aborted) forward()
+    else request?.signal.addEventListener('abort', forward, { once: true })
     let timer: NodeJS.Timeout | undefined
     const timedOut = new Promise<never>((_resolve, reject) => {
       if (this.hookTimeout === 0) return
