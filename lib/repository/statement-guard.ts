@@ -49,7 +49,8 @@ export function guardStatements(knex: Knex, dialect: Dialect, statementTimeout: 
 function guardStatement(builder: Runnable): void {
   const scope = currentRequest()
   const guard = scope && guards.get(scope)
-  if (scope === undefined || guard === undefined || seen.has(builder)) return
+  // Query builders and raw statements only: a schema builder (the versions table's DDL) has no timeout.
+  if (scope === undefined || guard === undefined || seen.has(builder) || typeof builder.timeout !== 'function') return
   seen.add(builder)
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
