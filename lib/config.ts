@@ -33,6 +33,8 @@ export interface RouterConfig {
   readonly idempotencyTtl: number
   readonly logger: Logger
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
+  readonly statementTimeout: number
+  readonly hookTimeout: number
   /** Where to serve the OpenAPI document, and its `info`; null: not served. */
   readonly openapi: (Omit<OpenApiOptions, 'path'> & { readonly path: string }) | null
 }
@@ -75,6 +77,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   context: true,
   defaultAccess: true,
   openapi: true,
+  statementTimeout: true,
+  hookTimeout: true,
 }
 
 /** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
@@ -113,6 +117,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.context !== undefined && typeof options.context !== 'function') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.context must be a function of the request')
   }
+  checkTimeout(options.statementTimeout, 'options.statementTimeout')
+  checkTimeout(options.hookTimeout, 'options.hookTimeout')
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -141,5 +147,15 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     logger: options.logger ?? console,
     context: options.context ?? (() => ({})),
     openapi: resolveOpenApi(options.openapi),
+    statementTimeout: options.statementTimeout ?? 30_000,
+    hookTimeout: options.hookTimeout ?? 10_000,
+  }
+}
+
+/** A time limit in milliseconds: 0 turns it off; Node's timers take at most 2^31 - 1. */
+function checkTimeout(value: unknown, where: string): void {
+  if (value === undefined) return
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 2_147_483_647) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', `${where} must be a whole number of milliseconds (0 turns it off)`)
   }
 }

@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'PRECONDITION_FAILED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR'
+  | 'QUERY_TIMEOUT'
+  | 'HOOK_TIMEOUT'
 
 const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INVALID_QUERY: 400,
@@ -41,6 +43,9 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   PRECONDITION_FAILED: 412,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
+  // 504: the request was valid, but something it waited on (the database, a hook) did not answer in time.
+  QUERY_TIMEOUT: 504,
+  HOOK_TIMEOUT: 504,
 })
 
 /** Extra keys rendered beside `code` in `extensions` (`field`, `collection`, `reason`, ...). */

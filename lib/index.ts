@@ -9,6 +9,7 @@ export type {
   AccessDecision,
   AccessEntry,
   AccessRule,
+  AfterHookMeta,
   BeforeHook,
   CollectionDefinition,
   Collections,

@@ -1,5 +1,5 @@
 // createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
-import express from 'express'
+import express, { type ErrorRequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
@@ -33,6 +33,8 @@ import { createIdempotencyTable, IdempotencyStore } from './repository/idempoten
 import { ItemsRepository } from './repository/items-repository'
 import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
+import { guardStatements, statementError } from './repository/statement-guard'
+import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
@@ -84,7 +86,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength, maxConditions: parser.maxConditions },
   }
   checkFixedRules(access)
-  const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger)
+  const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)
 
   const repository = new ItemsRepository(config.knex, dialect, config.maxLoadedRows)
   const validators = new Map(
@@ -149,6 +151,9 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     ready().then(() => next(), next)
   })
   router.use('/items', json)
+  router.use('/versions', json)
+  // After the body parser: the body arrives through socket events, which would run outside the request's scope.
+  router.use(['/items', '/versions'], requestScope(), guardStatements(config.knex, dialect, config.statementTimeout))
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
   router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))
@@ -162,7 +167,6 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.delete('/items/:collection/:id', items(always(deleteItem)))
   router.use('/items', (req, _res, next) => next(routeNotFound(req)))
 
-  router.use('/versions', json)
   router.get('/versions', version(listVersions))
   router.post('/versions', version(createVersion))
   router.patch('/versions', version(renameVersions))
@@ -175,6 +179,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
 
+  router.use(((error, _req, _res, next) => next(statementError(error, dialect, config.statementTimeout))) as ErrorRequestHandler)
   router.use(
     errorHandler(config.logger, { recognise: (error) => mapFault(error, dialect), passUnexpectedErrors: config.passUnexpectedErrors }),
   )

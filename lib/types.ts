@@ -220,6 +220,17 @@ export interface HookMeta {
   context: ItemsContext
   /** The write's open transaction (run your own statements in it to stay all-or-nothing); for reads the router's knex. */
   db: Knex | Knex.Transaction
+  /**
+   * Aborted when the hook's time is up (`hookTimeout`) or its client has gone away; pass it to your own I/O
+   * (`fetch(url, { signal })`) so it stops too. The router stops waiting for the hook either way.
+   */
+  signal: AbortSignal
+}
+
+/** What an after hook receives beside its event. */
+export interface AfterHookMeta {
+  /** Aborted when the hook's time is up (`hookTimeout`); the response does not wait longer. */
+  signal: AbortSignal
 }
 
 /** A before hook: answers a changed value, or nothing to keep the one given; throws to abort (an `ItemsError` picks the response). */
@@ -241,9 +252,9 @@ export interface Hooks<S extends ItemShape = UntypedShape> {
   /** The keys about to be deleted, inside the transaction. */
   beforeDelete?(keys: S['key'][], meta: HookMeta): S['key'][] | void | Promise<S['key'][] | void>
   /** After commit; a failure is logged and does not change the response. Events are emitted right after. */
-  afterCreate?(event: ItemsEvent<S>): void | Promise<void>
-  afterUpdate?(event: ItemsEvent<S>): void | Promise<void>
-  afterDelete?(event: ItemsEvent<S>): void | Promise<void>
+  afterCreate?(event: ItemsEvent<S>, meta: AfterHookMeta): void | Promise<void>
+  afterUpdate?(event: ItemsEvent<S>, meta: AfterHookMeta): void | Promise<void>
+  afterDelete?(event: ItemsEvent<S>, meta: AfterHookMeta): void | Promise<void>
 }
 
 /** The shape of an untyped collection: any item, any key. */
@@ -481,6 +492,24 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default false
    */
   openapi?: boolean | OpenApiOptions
+  /**
+   * Longest a single SQL statement of a request may run, in milliseconds, on PostgreSQL and MySQL/MariaDB. The
+   * statement is then cancelled on the server, its connection goes back to the pool, a write's transaction rolls
+   * back, and the request answers 504 `QUERY_TIMEOUT`. A statement also stops when its client disconnects.
+   * SQLite cannot interrupt a statement, so there the router bounds the shape of requests instead (README,
+   * "Time limits"). `0` turns the limit off.
+   *
+   * @default 30000
+   */
+  statementTimeout?: number
+  /**
+   * Longest a hook may take, in milliseconds. A before hook past it aborts the request: its `meta.signal`
+   * aborts, the transaction rolls back and the request answers 504 `HOOK_TIMEOUT`. An after hook past it is
+   * logged and the response goes out anyway. `0` turns the limit off.
+   *
+   * @default 10000
+   */
+  hookTimeout?: number
 }
 
 /** An item as the API returns it: field names to JSON values. */

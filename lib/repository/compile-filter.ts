@@ -4,6 +4,7 @@ import { OPERATORS } from '../query/operators'
 import type { DatePartOperand, FunctionOperand, Search } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
+import type { CountJoins } from './count-joins'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from './dialects'
 import { toStorage } from './storage'
@@ -39,12 +40,20 @@ export function compileDatePart(operand: DatePartOperand, table: string, dialect
 const subqueryOf = (qb: Where) => (): Knex.QueryBuilder => qb.client.queryBuilder()
 
 /**
- * A function's value in the query on `table` (a date part, or a count of related items). A count is a
- * correlated subquery, so it names the parent's key through `table`, or its own columns would shadow it; it
- * counts only the related rows in the operand's scope. `subquery` starts a query builder for it.
+ * A function's value in the query on `table` (a date part, or a count of related items). A count is a join
+ * to grouped counts when the query collects them (`joins`, see CountJoins), else a correlated subquery, which
+ * names the parent's key through `table`, or its own columns would shadow it. Either counts only the related
+ * rows in the operand's scope. `subquery` starts a query builder for it.
  */
-export function compileOperand(operand: FunctionOperand, table: string, dialect: Dialect, subquery: () => Knex.QueryBuilder): SqlFragment {
+export function compileOperand(
+  operand: FunctionOperand,
+  table: string,
+  dialect: Dialect,
+  subquery: () => Knex.QueryBuilder,
+  joins?: CountJoins,
+): SqlFragment {
   if (operand.kind === 'datePart') return compileDatePart(operand, table, dialect)
+  if (joins?.table === table) return joins.add(operand)
   const alias = '__items_count'
   const counted = subquery()
     .from({ [alias]: operand.related.table })
@@ -54,20 +63,23 @@ export function compileOperand(operand: FunctionOperand, table: string, dialect:
   return { sql: '?', bindings: [counted] }
 }
 
-/** Adds `node` to `qb` as one AND-ed condition; `table` is the table `qb` reads (for correlated subqueries). */
-export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string): void {
+/**
+ * Adds `node` to `qb` as one AND-ed condition; `table` is the table `qb` reads (for correlated subqueries).
+ * `joins` collects the counts of `qb` itself, which the caller joins (see CountJoins).
+ */
+export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string, joins?: CountJoins): void {
   switch (node.kind) {
     case 'comparison':
       where(qb, compileComparison(node, columnTarget(node.field, dialect)))
       return
     case 'function': {
-      const operand = compileOperand(node.operand, table, dialect, subqueryOf(qb))
+      const operand = compileOperand(node.operand, table, dialect, subqueryOf(qb), joins)
       where(qb, compileComparison(node, operandTarget(operand, dialect)))
       return
     }
     case 'and':
       qb.where((inner) => {
-        for (const child of node.children) compileFilter(inner, child, dialect, table)
+        for (const child of node.children) compileFilter(inner, child, dialect, table, joins)
       })
       return
     case 'or':
@@ -76,7 +88,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, tab
         return
       }
       qb.where((inner) => {
-        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect, table))
+        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect, table, joins))
       })
       return
     case 'm2o': {

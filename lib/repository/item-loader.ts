@@ -7,6 +7,7 @@ import { aggregateItems } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
+import { CountJoins } from './count-joins'
 import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { fromStorage, selectColumn, toStorage } from './storage'
@@ -27,8 +28,8 @@ const functionColumn = (output: string): string => `__items_fn_${output}`
  * (`(select s1.name from authors s1 where s1.id = articles.author)`). Subqueries, unlike joins, never repeat
  * rows; a missing related item, or one outside the hop's scope, reads as NULL and sorts with the NULLs.
  */
-function sortExpression(knex: Knex, collection: Collection, node: SortNode, dialect: Dialect): SqlFragment {
-  if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder())
+function sortExpression(knex: Knex, collection: Collection, node: SortNode, dialect: Dialect, joins?: CountJoins): SqlFragment {
+  if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder(), joins)
   let value: SqlFragment = { sql: '??', bindings: [`${collection.table}.${node.path[0]?.field.column ?? node.field.column}`] }
   node.path.forEach(({ related, scope }, index) => {
     const alias = `__items_sort_${index + 1}`
@@ -103,33 +104,41 @@ export class ItemLoader {
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
   aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     const qb = db(collection.table)
-    this.where(qb, collection, query)
+    const joins = this.countJoins(collection)
+    this.where(qb, collection, query, joins)
+    joins.applyTo(qb)
     return aggregateItems(this.knex, qb, collection, query.aggregate, query, this.dialect)
   }
 
-  /** Adds the selection's filter and search to `qb`. */
-  where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>): void {
-    if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table)
+  /** Adds the selection's filter and search to `qb`; its counts go to `joins`, which the caller applies. */
+  where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>, joins?: CountJoins): void {
+    joins?.collect(selection.filter)
+    if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table, joins)
     if (selection.search !== null) compileSearch(qb, selection.search, this.dialect)
   }
 
+  /** Collects the counts of one query on the collection's table, to join them once (see CountJoins). */
+  countJoins(collection: Collection): CountJoins {
+    return new CountJoins(collection.table, () => this.knex.queryBuilder(), this.dialect)
+  }
+
   /** The primary key, the columns `fields` reads, and `extra` (a foreign key to group by). */
-  private columns(collection: Collection, fields: readonly FieldNode[], extra?: Field): (string | Knex.Raw)[] {
+  private columns(collection: Collection, fields: readonly FieldNode[], extra?: Field, joins?: CountJoins): (string | Knex.Raw)[] {
     const columns = new Set<Field>([collection.primaryKey])
     for (const node of fields) if (node.kind === 'field' || node.kind === 'm2o') columns.add(node.field)
     if (extra) columns.add(extra)
     const computed = fields.flatMap((node) => {
       if (node.kind !== 'function') return []
-      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect, () => this.knex.queryBuilder())
+      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect, () => this.knex.queryBuilder(), joins)
       return [this.knex.raw(`${sql} as ??`, [...bindings, functionColumn(node.output)])]
     })
     return [...[...columns].map((field) => selectColumn(this.knex, field, this.dialect)), ...computed]
   }
 
-  private orderTerms(collection: Collection, selection: Selection): SqlFragment {
+  private orderTerms(collection: Collection, selection: Selection, joins?: CountJoins): SqlFragment {
     const terms = selection.sort.map((node) =>
       this.dialect.orderBy(
-        sortExpression(this.knex, collection, node, this.dialect),
+        sortExpression(this.knex, collection, node, this.dialect, joins),
         node.direction,
         !node.operand && node.field.spec.text,
       ),
@@ -145,9 +154,11 @@ export class ItemLoader {
     budget: RowBudget,
   ): Promise<Row[]> {
     if (selection.limit === 0) return []
-    const qb = db(collection.table).select(this.columns(collection, fields))
-    this.where(qb, collection, selection)
-    const order = this.orderTerms(collection, selection)
+    const joins = this.countJoins(collection)
+    const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
+    this.where(qb, collection, selection, joins)
+    const order = this.orderTerms(collection, selection, joins)
+    joins.applyTo(qb)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)
     const limit = budget.cap(selection.limit)
     if (limit !== null) qb.limit(limit)

@@ -227,7 +227,9 @@ export class ItemsRepository {
 
   private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
     const qb = this.knex(collection.table).count({ count: '*' })
-    this.loader.where(qb, collection, { filter, search })
+    const joins = this.loader.countJoins(collection)
+    this.loader.where(qb, collection, { filter, search }, joins)
+    joins.applyTo(qb)
     const [row] = await qb
     return Number(row!.count)
   }

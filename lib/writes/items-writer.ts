@@ -255,7 +255,7 @@ export class ItemsWriter {
     return this.repository.findKeys(trx, this.collection, { ...selection, filter: both(selection.filter, rule.scope) })
   }
 
-  private meta(db: Knex.Transaction): HookMeta {
+  private meta(db: Knex.Transaction): Omit<HookMeta, 'signal'> {
     return { collection: this.collection.name, context: this.access.context, db }
   }
 

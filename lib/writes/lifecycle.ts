@@ -1,8 +1,10 @@
 // Runs the collections' hooks and emits the router's events. Before hooks can change or veto a value; after
-// hooks and event listeners run after commit, and their failures are logged, never answered.
+// hooks and event listeners run after commit, and their failures are logged, never answered. Every hook runs
+// under the `hookTimeout`, with a signal that aborts when its time is up or its client has gone.
 import { EventEmitter } from 'node:events'
-import { ConfigError } from '../errors'
+import { ConfigError, ItemsError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
+import { currentRequest } from '../request-scope'
 import type { Collection, Schema } from '../schema/collection'
 import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
 
@@ -50,6 +52,7 @@ export class Lifecycle {
   constructor(
     private readonly hooks: ReadonlyMap<Collection, Hooks>,
     private readonly logger: Logger,
+    private readonly hookTimeout: number,
   ) {
     // An async listener that rejects lands here (captureRejections) instead of crashing the process.
     this.events.on('error', (error: unknown) => this.logger.error('express-items-router: an event listener failed', error))
@@ -61,10 +64,15 @@ export class Lifecycle {
   }
 
   /** Runs the collection's before hook, if any: its answer replaces `value` unless it is undefined. */
-  async before<N extends BeforeName>(collection: Collection, name: N, value: ValueOf<N>, meta: MetaOf<N>): Promise<ValueOf<N>> {
+  async before<N extends BeforeName>(
+    collection: Collection,
+    name: N,
+    value: ValueOf<N>,
+    meta: Omit<MetaOf<N>, 'signal'>,
+  ): Promise<ValueOf<N>> {
     const hook = this.hooks.get(collection)?.[name] as ((value: ValueOf<N>, meta: HookMeta) => unknown) | undefined
     if (!hook) return value
-    const changed = await hook(value, meta)
+    const changed = await this.bounded(collection, name, (signal) => hook(value, { ...meta, signal } as HookMeta))
     return changed === undefined ? value : (changed as ValueOf<N>)
   }
 
@@ -72,7 +80,7 @@ export class Lifecycle {
   async after(collection: Collection, event: ItemsEvent): Promise<void> {
     const hook = this.hooks.get(collection)?.[AFTER[event.action]]
     try {
-      await hook?.(event)
+      if (hook) await this.bounded(collection, AFTER[event.action], (signal) => hook(event, { signal }))
     } catch (error) {
       this.logger.error(`express-items-router: the ${AFTER[event.action]} hook of "${collection.name}" failed`, error)
     }
@@ -92,6 +100,39 @@ export class Lifecycle {
       } catch (error) {
         failed(error)
       }
+    }
+  }
+
+  /**
+   * Runs a hook until it settles or its time is up. On timeout its signal aborts, and so does the request's
+   * (which cancels the request's running statements, so a write's rollback does not queue behind them), and
+   * this throws 504 `HOOK_TIMEOUT`. The hook itself cannot be stopped; the router only stops waiting for it.
+   */
+  private async bounded<T>(collection: Collection, name: keyof Hooks, run: (signal: AbortSignal) => T): Promise<Awaited<T>> {
+    const request = currentRequest()
+    const controller = new AbortController()
+    const forward = (): void => controller.abort(request?.signal.reason)
+    if (request?.signal.aborted) forward()
+    else request?.signal.addEventListener('abort', forward, { once: true })
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      if (this.hookTimeout === 0) return
+      timer = setTimeout(() => {
+        const error = new ItemsError(
+          'HOOK_TIMEOUT',
+          `The ${name} hook of "${collection.name}" did not finish within ${this.hookTimeout} ms, so the request was stopped.`,
+          { collection: collection.name, hook: name },
+        )
+        controller.abort(error)
+        request?.abort(error)
+        reject(error)
+      }, this.hookTimeout)
+    })
+    try {
+      return await Promise.race([Promise.resolve().then(() => run(controller.signal)), timedOut])
+    } finally {
+      clearTimeout(timer)
+      request?.signal.removeEventListener('abort', forward)
     }
   }
 }

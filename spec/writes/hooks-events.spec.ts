@@ -70,10 +70,19 @@ const EVENT_NAMES = [
 /** Records a before hook's call and answers `answer(value)` (undefined keeps the value). */
 function recordBefore<T>(calls: BeforeCall[], answer: (value: T) => T | void = () => undefined) {
   return (value: T, meta: HookMeta & { keys?: PrimaryKey[] }): T | void => {
-    const { db, ...rest } = meta
+    const { db, signal, ...rest } = meta
+    if (!(signal instanceof AbortSignal) || signal.aborted) throw new Error('A before hook needs a live meta.signal')
     calls.push({ value: structuredClone(value), meta: structuredClone(rest), metaKeys: Object.keys(meta).sort(), db })
     return answer(value)
   }
+}
+
+/** An after hook's calls without their second argument (`{ signal }`, checked to be a live AbortSignal). */
+function eventsOf(hook: jest.Mock): unknown[][] {
+  return hook.mock.calls.map(([event, meta]: unknown[]) => {
+    if (!((meta as { signal?: unknown }).signal instanceof AbortSignal)) throw new Error('An after hook needs meta.signal')
+    return [event]
+  })
 }
 
 const isTransaction = (db: HookMeta['db']): boolean => (db as Knex.Transaction).isTransaction === true
@@ -176,7 +185,11 @@ forEachDialect((ctx: DialectContext) => {
         ],
       })
       expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual(
-        body.map((value) => ({ value, meta: { collection: 'articles', context: CONTEXT }, metaKeys: ['collection', 'context', 'db'] })),
+        body.map((value) => ({
+          value,
+          meta: { collection: 'articles', context: CONTEXT },
+          metaKeys: ['collection', 'context', 'db', 'signal'],
+        })),
       )
       for (const call of calls) {
         expect(isTransaction(call.db)).toBe(true)
@@ -405,7 +418,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: { id: 5, rating: 1 } })
       expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual([
-        { value: { rating: 1 }, meta: metaFor([5]), metaKeys: ['collection', 'context', 'db', 'keys'] },
+        { value: { rating: 1 }, meta: metaFor([5]), metaKeys: ['collection', 'context', 'db', 'keys', 'signal'] },
       ])
       expect(isTransaction(calls[0]!.db)).toBe(true)
     })
@@ -472,7 +485,7 @@ forEachDialect((ctx: DialectContext) => {
         payloads: [{ title: 'Edited', status: 'archived' }],
         context: CONTEXT,
       }
-      expect(afterUpdate.mock.calls).toEqual([[expected]])
+      expect(eventsOf(afterUpdate)).toEqual([[expected]])
       expect(byName(events)).toEqual(emitted(expected))
     })
 
@@ -583,7 +596,7 @@ forEachDialect((ctx: DialectContext) => {
       const response = await request(app).delete('/api/items/comments/5')
       expect(response.status).toBe(204)
       expect(calls.map(({ value, meta, metaKeys }) => ({ value, meta, metaKeys }))).toEqual([
-        { value: [5], meta: metaFor, metaKeys: ['collection', 'context', 'db'] },
+        { value: [5], meta: metaFor, metaKeys: ['collection', 'context', 'db', 'signal'] },
       ])
       expect(isTransaction(calls[0]!.db)).toBe(true)
       expect(await remaining([5])).toEqual([])
@@ -624,7 +637,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(await remaining([7, 8, 9])).toEqual([8])
       expect(await commentCount()).toBe(seed.comments.length - 2)
       const expected: ItemsEvent = { action: 'delete', collection: 'comments', keys: [7, 9], payloads: [], context: CONTEXT }
-      expect(afterDelete.mock.calls).toEqual([[expected]])
+      expect(eventsOf(afterDelete)).toEqual([[expected]])
       expect(byName(events)).toEqual(emitted(expected))
     })
 
@@ -685,7 +698,7 @@ forEachDialect((ctx: DialectContext) => {
         {
           value: { fields: 'title', filter: { status: { _eq: 'draft' } }, sort: 'id', limit: '2' },
           meta: { collection: 'articles', context: CONTEXT },
-          metaKeys: ['collection', 'context', 'db'],
+          metaKeys: ['collection', 'context', 'db', 'signal'],
         },
       ])
       expect(calls[0]!.db).toBe(ctx.knex)
@@ -796,7 +809,7 @@ forEachDialect((ctx: DialectContext) => {
           { id: NEXT_ARTICLE + 1, title: 'Two', status: 'published', rating: 1, tags: ['hooked'] },
         ],
       })
-      expect(afterCreate.mock.calls).toEqual([
+      expect(eventsOf(afterCreate)).toEqual([
         [
           {
             action: 'create',
@@ -821,7 +834,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: [3, 4].map((id) => ({ id, status: 'archived', rating: 2, tags: [] })) })
       const payload = { rating: 2, status: 'archived', tags: [] }
-      expect(afterUpdate.mock.calls).toEqual([
+      expect(eventsOf(afterUpdate)).toEqual([
         [{ action: 'update', collection: 'articles', keys: [3, 4], payloads: [payload, payload], context: CONTEXT }],
       ])
     })
@@ -836,7 +849,7 @@ forEachDialect((ctx: DialectContext) => {
           { id: 1, title: 'First again' },
         ])
       expect(response.status).toBe(200)
-      expect(afterUpdate.mock.calls).toEqual([
+      expect(eventsOf(afterUpdate)).toEqual([
         [{ action: 'update', collection: 'articles', keys: [2, 1], payloads: [{ rating: 5 }, { title: 'First again' }], context: CONTEXT }],
       ])
     })
@@ -851,7 +864,7 @@ forEachDialect((ctx: DialectContext) => {
             .send({ keys: [10, 11] })
         ).status,
       ).toBe(204)
-      expect(afterDelete.mock.calls).toEqual([
+      expect(eventsOf(afterDelete)).toEqual([
         [{ action: 'delete', collection: 'comments', keys: [10, 11], payloads: [], context: CONTEXT }],
       ])
     })
@@ -1227,7 +1240,7 @@ forEachDialect((ctx: DialectContext) => {
       ])
       expect(isTransaction(calls[0]!.db)).toBe(true)
       const expected: ItemsEvent = { action: 'update', collection: 'articles', keys: [1], payloads: [{ title: 'Draft' }], context: CONTEXT }
-      expect(afterUpdate.mock.calls).toEqual([[expected]])
+      expect(eventsOf(afterUpdate)).toEqual([[expected]])
       expect(byName(events)).toEqual(emitted(expected))
       expect((await articleRow(1))!.title).toBe('Draft')
     })

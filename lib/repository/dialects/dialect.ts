@@ -160,6 +160,20 @@ export interface Dialect {
    * already exclude each other.
    */
   lockRows(trx: Knex.Transaction, table: string, column: string, keys: readonly unknown[]): Promise<void>
+  /**
+   * Cancels every statement running whose text starts with `marker` (a SQL comment), from another pooled
+   * connection; the cancelled statement fails and its connection stays usable. PostgreSQL signals the backends
+   * with `pg_cancel_backend`; MySQL and MariaDB find the threads in the processlist and `KILL QUERY` them.
+   * null on SQLite: better-sqlite3 runs a statement synchronously on the event loop, so nothing can run
+   * beside it to interrupt it, and there is no statement timeout there either.
+   */
+  readonly cancelStatements: ((knex: Knex, marker: string) => Promise<unknown>) | null
+  /**
+   * Whether a driver error says the database stopped the statement on request: PostgreSQL's SQLSTATE 57014
+   * (query_canceled, also its `statement_timeout`); MySQL's ER_QUERY_INTERRUPTED, MariaDB's
+   * ER_STATEMENT_TIMEOUT (`max_statement_time`) and MySQL 8's ER_QUERY_TIMEOUT (`MAX_EXECUTION_TIME`). Never on SQLite.
+   */
+  isCancelled(error: DriverError): boolean
 }
 
 /** The parts of a driver's error the dialects read; each driver sets its own subset. */

@@ -148,5 +148,14 @@ export const mysql: Dialect = {
   recogniseFault,
   lockedTransaction,
   lockRows: lockRowsForUpdate,
+  // The processlist shows each statement's text, comment first; KILL QUERY stops the statement, not the connection.
+  cancelStatements: async (knex, marker) => {
+    const [threads] = (await knex.raw('select id from information_schema.processlist where id <> connection_id() and info like ?', [
+      likePattern(marker, 'starts'),
+    ])) as [{ id: number }[]]
+    for (const { id } of threads) await knex.raw('kill query ?', [id])
+  },
+  // 1317 ER_QUERY_INTERRUPTED (KILL QUERY), 1969 ER_STATEMENT_TIMEOUT (MariaDB), 3024 ER_QUERY_TIMEOUT (MySQL 8).
+  isCancelled: (error) => ['ER_QUERY_INTERRUPTED', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'].includes(String(error.code)),
   readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
 }

@@ -104,6 +104,12 @@ export const postgres: Dialect = {
       return work(trx)
     }),
   lockRows: lockRowsForUpdate,
+  // pg_stat_activity shows each backend's statement text, comment first (an idle one its last statement).
+  cancelStatements: (knex, marker) =>
+    knex.raw("select pg_cancel_backend(pid) from pg_stat_activity where state = 'active' and pid <> pg_backend_pid() and query like ?", [
+      likePattern(marker, 'starts'),
+    ]),
+  isCancelled: (error) => error.code === '57014',
   // A boolean read through a text cast is PostgreSQL's own text form.
   readValue: (raw, type) => numberText(dateText(raw, type), type),
 }

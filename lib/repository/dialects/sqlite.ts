@@ -50,6 +50,26 @@ function recogniseError(error: DriverError): RecognisedError | null {
 /** Another connection held the write lock longer than better-sqlite3's `timeout` (busy_timeout). */
 const recogniseFault = (error: DriverError): Fault | null =>
   typeof error.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(error.code) ? 'conflict' : null
+/** Whether every character of the text is ASCII (code units below 0x80). */
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false
+  return true
+}
+
+/**
+ * A case-insensitive match of an ASCII-only term without calling JavaScript per row (items_fold() is a call
+ * into Node per row: seconds on a large table, with the event loop blocked). SQLite's lower() folds ASCII
+ * only, which gives items_fold()'s answer for an ASCII pattern unless the text holds one of the only two
+ * non-ASCII characters that items_fold() turns into ASCII, U+0130 "İ" (to "i") and U+212A, the Kelvin sign
+ * (to "k"), or U+0307, the combining dot items_fold() drops after an "i". Only such rows, which instr() finds
+ * natively, go through items_fold(). lower() rather than bare LIKE: the host's
+ * `PRAGMA case_sensitive_like` would change LIKE. NULL stays NULL either way, so NOT keeps its meaning.
+ */
+function asciiInsensitive(column: string, pattern: string, negate: boolean): { sql: string; bindings: string[] } {
+  const match =
+    "(lower(??) LIKE lower(?) ESCAPE '\\' OR ((instr(??, '\u0130') OR instr(??, '\u212a') OR instr(??, '\u0307')) AND items_fold(??) LIKE items_fold(?) ESCAPE '\\'))"
+  return { sql: negate ? `NOT ${match}` : match, bindings: [column, pattern, column, column, column, column, pattern] }
+}
 
 export const sqlite: Dialect = {
   name: 'sqlite',
@@ -70,18 +90,23 @@ export const sqlite: Dialect = {
   checkSetup: checkSqliteFunctions,
   syncAutoIncrement: null,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
-  // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts).
+  // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
+  // built-in lower() when that provably gives the same answer (see asciiInsensitive).
   pattern: (column, term, spec) =>
     spec.insensitive
-      ? {
-          sql: `items_fold(??) ${spec.negate ? 'NOT ' : ''}LIKE items_fold(?) ESCAPE '\\'`,
-          bindings: [column, likePattern(term, spec.anchor)],
-        }
+      ? isAscii(term)
+        ? asciiInsensitive(column, likePattern(term, spec.anchor), spec.negate)
+        : {
+            sql: `items_fold(??) ${spec.negate ? 'NOT ' : ''}LIKE items_fold(?) ESCAPE '\\'`,
+            bindings: [column, likePattern(term, spec.anchor)],
+          }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
   recogniseError,
   recogniseFault,
   lockedTransaction: (knex, _name, work) => knex.transaction(work),
   lockRows: async () => undefined,
+  cancelStatements: null,
+  isCancelled: () => false,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }

@@ -6,6 +6,7 @@ import { seedTables } from '../../../fixtures/seed'
 import { createTables } from '../../../fixtures/tables'
 import { prepareSqliteConnection } from '../../../lib'
 import type { Logger } from '../../../lib'
+import { sqlite } from '../../../lib/repository/dialects/sqlite'
 import { createApp } from '../../support/app'
 import { knexConfig, selectedDialects } from '../../support/databases'
 
@@ -107,5 +108,31 @@ describeSqlite('sqlite: prepareSqliteConnection', () => {
 
   it('refuses anything but a better-sqlite3 connection', () => {
     expect(() => prepareSqliteConnection({ query: () => undefined })).toThrow(/better-sqlite3 Database/)
+  })
+})
+
+describeSqlite('sqlite: case-insensitive matching of an ASCII term', () => {
+  let knex: Knex
+  beforeAll(async () => {
+    knex = await sqliteKnex(true)
+  })
+  afterAll(() => knex.destroy())
+
+  // The characters items_fold() turns into ASCII (U+0130, U+212A) or drops after an "i" (U+0307), beside plain text.
+  const TEXTS = ['Kelvin', '\u212aelvin', 'D\u0130LEK', 'DI\u0307LEK', 'dilek', 'I\u0307X', 'ix', 'Über', 'plain', null]
+  const TERMS = ['kel', 'KELVIN', 'dilek', 'ix', 'i', 'ber', 'x', 'zzz', '']
+
+  it.each(TERMS)('finds the same rows as items_fold() on both sides for %j, negated too', async (term) => {
+    const rows = TEXTS.map((text, index) => `select ${index} as id, ${text === null ? 'null' : `'${text}'`} as t`).join(' union all ')
+    const ids = async (where: { sql: string; bindings: readonly unknown[] }): Promise<number[]> =>
+      (
+        (await knex.raw(`select id from (${rows}) where ${where.sql} order by id`, where.bindings as Knex.RawBinding[])) as { id: number }[]
+      ).map((row) => row.id)
+    for (const negate of [false, true]) {
+      const spec = { insensitive: true, negate, anchor: 'contains' } as const
+      const fast = sqlite.pattern('t', term, spec)
+      const reference = { sql: `items_fold(??) ${negate ? 'NOT ' : ''}LIKE items_fold(?) ESCAPE '\\'`, bindings: ['t', `%${term}%`] }
+      expect(await ids(fast)).toEqual(await ids(reference))
+    }
   })
 })

@@ -1,0 +1,85 @@
+// Bounds the statements the router's requests run: a time limit per statement, cancellation of a request's
+// running statements when the request is aborted, and the API error either one ends in.
+import type { RequestHandler } from 'express'
+import type { Knex } from 'knex'
+import { ItemsError } from '../errors'
+import { currentRequest, type RequestScope } from '../request-scope'
+import type { Dialect } from './dialects'
+
+/** The comment that starts every statement of a request, so the dialect can find and cancel them. */
+const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
+
+type Compiled = { sql: string } | { sql: string }[]
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled }
+
+interface Guard {
+  readonly knex: Knex
+  readonly statementTimeout: number
+  readonly cancel: (knex: Knex, marker: string) => Promise<unknown>
+}
+
+/** The guard of each request's router; the knex listener looks it up by the request's scope. */
+const guards = new WeakMap<RequestScope, Guard>()
+/** knex instances with our listener: one each, however many routers share it. */
+const listening = new WeakSet<Knex>()
+/** Statements already guarded, and scopes whose abort already cancels their statements. */
+const seen = new WeakSet<object>()
+
+/**
+ * Middleware, mounted after `requestScope()`, that puts the request's statements under this router's limits.
+ * Registers one listener on the knex instance: its `start` event fires per statement once it holds its
+ * connection, before the SQL is compiled, in the async context of the code that awaits it (hooks' statements
+ * on `meta.db` included). Statements outside the router's requests (the host's own) are left alone.
+ */
+export function guardStatements(knex: Knex, dialect: Dialect, statementTimeout: number): RequestHandler {
+  const cancel = dialect.cancelStatements
+  if (cancel === null) return (_req, _res, next) => next()
+  if (!listening.has(knex)) {
+    listening.add(knex)
+    knex.on('start', guardStatement)
+  }
+  const guard: Guard = { knex, statementTimeout, cancel }
+  return (_req, _res, next) => {
+    const scope = currentRequest()
+    if (scope) guards.set(scope, guard)
+    next()
+  }
+}
+
+function guardStatement(builder: Runnable): void {
+  const scope = currentRequest()
+  const guard = scope && guards.get(scope)
+  // Query builders and raw statements only: a schema builder (the versions table's DDL) has no timeout.
+  if (scope === undefined || guard === undefined || seen.has(builder) || typeof builder.timeout !== 'function') return
+  seen.add(builder)
+  // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
+  // the connection back to the pool, instead of discarding a connection that is still busy.
+  if (guard.statementTimeout > 0) builder.timeout(guard.statementTimeout, { cancel: true })
+  const toSQL = builder.toSQL.bind(builder)
+  builder.toSQL = () => {
+    const compiled = toSQL()
+    for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
+    return compiled
+  }
+  if (!seen.has(scope)) {
+    seen.add(scope)
+    const stop = (): void => {
+      guard.cancel(guard.knex, marker(scope).trimEnd()).catch(() => undefined)
+    }
+    scope.signal.addEventListener('abort', stop, { once: true })
+  }
+}
+
+/** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */
+export function statementError(error: unknown, dialect: Dialect, statementTimeout: number): unknown {
+  if (error instanceof ItemsError || typeof error !== 'object' || error === null) return error
+  // knex's own timeout error carries the limit; its pool-acquisition timeout does not, and is not ours.
+  const timedOut = (error as { name?: unknown }).name === 'KnexTimeoutError' && typeof (error as { timeout?: unknown }).timeout === 'number'
+  if (!timedOut && !dialect.isCancelled(error)) return error
+  return new ItemsError(
+    'QUERY_TIMEOUT',
+    `The database did not answer within ${statementTimeout} ms, so the request was stopped.`,
+    {},
+    { cause: error },
+  )
+}
