@@ -217,9 +217,9 @@ export function toClientErrors(
   return fault ? toClientErrors(fault, logger) : null
 }
 
-/** knex's prefix on a failed statement's message: the SQL with its bound values inlined, then ` - `. */
+/** knex's prefix on a failed statement's message (after the request's marker comment): the SQL with its bound values inlined, then ` - `. */
 const STATEMENT_PREFIX =
-  /^\s*(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|create|alter|drop|pragma)\s[\s\S]* - /i
+  /^\s*(?:\/\*[\s\S]*?\*\/\s*)?(select|insert|update|delete|with|begin|commit|rollback|savepoint|release|set|create|alter|drop|pragma)\s[\s\S]* - /i
 
 /**
  * Strips what may hold bound values (a password hash, a token) from a database error before it is logged, in

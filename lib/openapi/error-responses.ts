@@ -7,9 +7,13 @@ const DESCRIPTIONS: Readonly<Record<number, string>> = Object.freeze({
   400: 'Bad request: the query, the payload or a value the database refused',
   403: 'An access rule denies the action',
   404: 'No such item, content version or route (or one the caller may not see)',
+  409: 'The write kept colliding with concurrent writes after every retry; nothing was written',
+  412: "`If-Match` names none of the item's current ETags; nothing was written",
   413: 'The body is larger than `bodyLimit`',
-  422: 'A content version conflict',
+  422: 'A content version conflict, or an `Idempotency-Key` used for a different request',
   500: 'Unexpected; the message is generic and the error goes to the logger',
+  503: 'The database is out of reach or no pooled connection came free in time; sent with `Retry-After`',
+  504: 'A statement ran past `statementTimeout` or a hook past `hookTimeout`; a write rolled back',
 })
 
 /** `components.responses` name for a status. */

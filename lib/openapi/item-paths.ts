@@ -20,6 +20,27 @@ export const dataOf = (schema: Json, extra: Json = {}): Json => ({
 export const ok = (description: string, schema: Json): Json => ({ description, ...json(schema) })
 export const NO_CONTENT = { description: 'Done; no body.' }
 
+/** What any request may meet besides its own errors: a database out of reach (503) or a time limit (504). */
+const ALWAYS = [500, 503, 504] as const
+/** What a write may meet beside those: collisions retries did not resolve (409). */
+const WRITES = [...ALWAYS, 409] as const
+
+const header = (name: string, description: string): Json => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string' },
+})
+const IDEMPOTENCY_KEY = header(
+  'Idempotency-Key',
+  'Makes a retry after a lost response answer the first response instead of writing again (see the README).',
+)
+const IF_MATCH = header('If-Match', 'Write only while the item still has one of these ETags; otherwise 412.')
+const IF_NONE_MATCH = header('If-None-Match', 'Answer 304 with no body while the item still has one of these ETags.')
+const ETAG = { ETag: { description: 'A strong tag of the item as stored.', schema: { type: 'string' } } }
+const NOT_MODIFIED = { '304': { description: 'The item still has the ETag `If-None-Match` named.' } }
+
 const META = {
   type: 'object',
   properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } },
@@ -45,25 +66,30 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
         parameters: [...LIST.map(parameterRef), filter],
         responses: {
           '200': ok('A page of items (with `aggregate`: grouped rows).', dataOf({ type: 'array', items: item }, { meta: META })),
-          ...errorResponses([400, 403, 404, 500]),
+          ...errorResponses([400, 403, 404, ...ALWAYS]),
+        },
+        // OpenAPI 3.1 has no operation for the SEARCH method, so it is described in an extension.
+        'x-items-search': {
+          summary: `SEARCH ${base}: the same list, its query parameters given as \`{ "query": { ... } }\` in a JSON body`,
+          requestBody: { required: true, ...json({ type: 'object', required: ['query'], properties: { query: { type: 'object' } } }) },
         },
       },
       post: {
         operationId: operationId('create', collection),
         tags: tag,
         summary: `Create one or many ${collection.name} in one transaction`,
-        parameters: read,
+        parameters: [...read, IDEMPOTENCY_KEY],
         requestBody: {
           required: true,
           ...json({ anyOf: [ref(collection, 'Create'), { type: 'array', items: ref(collection, 'Create') }] }),
         },
-        responses: { '200': created, ...readBack, ...errorResponses([400, 403, 404, 413, 500]) },
+        responses: { '200': created, ...readBack, ...errorResponses([400, 403, 404, 413, 422, ...WRITES]) },
       },
       patch: {
         operationId: operationId('updateMany', collection),
         tags: tag,
         summary: `Update many ${collection.name}: by keys, by query, or an array of items carrying their keys`,
-        parameters: read,
+        parameters: [...read, IDEMPOTENCY_KEY],
         requestBody: {
           required: true,
           ...json({
@@ -76,7 +102,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
         },
         responses: {
           '200': ok('The updated items.', dataOf({ type: 'array', items: item })),
-          ...errorResponses([400, 403, 404, 413, 500]),
+          ...errorResponses([400, 403, 404, 413, 422, ...WRITES]),
         },
       },
       delete: {
@@ -93,7 +119,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
             ],
           }),
         },
-        responses: { '204': NO_CONTENT, ...errorResponses([400, 403, 404, 413, 500]) },
+        responses: { '204': NO_CONTENT, ...errorResponses([400, 403, 404, 413, ...WRITES]) },
       },
     },
     [`${base}/{id}`]: {
@@ -101,20 +127,29 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
       get: {
         operationId: operationId('read', collection),
         tags: tag,
-        parameters: [...read, parameterRef('version')],
-        responses: { '200': ok('The item.', dataOf(item)), ...errorResponses([400, 403, 404, 500]) },
+        parameters: [...read, parameterRef('version'), IF_NONE_MATCH],
+        responses: {
+          '200': { ...ok('The item.', dataOf(item)), headers: ETAG },
+          ...NOT_MODIFIED,
+          ...errorResponses([400, 403, 404, ...ALWAYS]),
+        },
       },
       patch: {
         operationId: operationId('update', collection),
         tags: tag,
-        parameters: read,
+        parameters: [...read, IDEMPOTENCY_KEY, IF_MATCH],
         requestBody: { required: true, ...json(ref(collection, 'Update')) },
-        responses: { '200': ok('The updated item.', dataOf(item)), ...readBack, ...errorResponses([400, 403, 404, 413, 500]) },
+        responses: {
+          '200': ok('The updated item.', dataOf(item)),
+          ...readBack,
+          ...errorResponses([400, 403, 404, 412, 413, 422, ...WRITES]),
+        },
       },
       delete: {
         operationId: operationId('delete', collection),
         tags: tag,
-        responses: { '204': NO_CONTENT, ...errorResponses([403, 404, 500]) },
+        parameters: [IF_MATCH],
+        responses: { '204': NO_CONTENT, ...errorResponses([403, 404, 412, ...WRITES]) },
       },
     },
   }
@@ -128,19 +163,23 @@ function singletonPaths(collection: Collection, { operationId }: OpenApiContext)
       operationId: operationId(`read${suffix}`, collection),
       tags: tag,
       summary: `Read the ${collection.name} singleton (its primary key is null before the row exists)`,
-      parameters: [...read, parameterRef('version')],
-      responses: { '200': ok('The item.', dataOf(ref(collection, 'Item'))), ...errorResponses([400, 403, 404, 500]) },
+      parameters: [...read, parameterRef('version'), IF_NONE_MATCH],
+      responses: {
+        '200': { ...ok('The item.', dataOf(ref(collection, 'Item'))), headers: ETAG },
+        ...NOT_MODIFIED,
+        ...errorResponses([400, 403, 404, ...ALWAYS]),
+      },
     },
     patch: {
       operationId: operationId(`update${suffix}`, collection),
       tags: tag,
       summary: `Update (or create) the ${collection.name} singleton`,
-      parameters: read,
+      parameters: [...read, IDEMPOTENCY_KEY, IF_MATCH],
       requestBody: { required: true, ...json(ref(collection, 'Update')) },
       responses: {
         '200': ok('The item.', dataOf(ref(collection, 'Item'))),
         '204': { description: 'Written; the caller may not read the item back.' },
-        ...errorResponses([400, 403, 404, 413, 500]),
+        ...errorResponses([400, 403, 404, 412, 413, 422, ...WRITES]),
       },
     },
   })

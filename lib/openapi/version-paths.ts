@@ -16,6 +16,16 @@ export function versionPaths({ versions, collections }: OpenApiContext): Json {
   const one = ok('The version.', dataOf(version))
   const anyItem = { type: 'object', description: 'An item of the version’s collection.' }
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } }
+  const newVersion = {
+    type: 'object',
+    required: ['key', 'collection', 'item'],
+    properties: {
+      key: { ...KEY, not: { const: 'main' } },
+      name: { anyOf: [{ type: 'string', maxLength: 255 }, { type: 'null' }] },
+      collection: { type: 'string', enum: versioned.map((collection) => collection.name) },
+      item: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+    },
+  }
   return {
     '/versions': {
       get: {
@@ -34,20 +44,34 @@ export function versionPaths({ versions, collections }: OpenApiContext): Json {
       post: {
         operationId: 'create_version',
         tags: tag,
+        summary: 'Create a version, or several at once from an array (one transaction)',
+        requestBody: {
+          required: true,
+          ...json({ anyOf: [newVersion, { type: 'array', items: newVersion }] }),
+        },
+        responses: { '200': one, ...errorResponses([400, 403, 404, 422, 500]) },
+      },
+      patch: {
+        operationId: 'update_versions',
+        tags: tag,
+        summary: 'Rename many versions: `{ keys, data }` or an array of `{ id, key?, name? }` (as the SDK sends)',
         requestBody: {
           required: true,
           ...json({
-            type: 'object',
-            required: ['key', 'collection', 'item'],
-            properties: {
-              key: { ...KEY, not: { const: 'main' } },
-              name: { anyOf: [{ type: 'string', maxLength: 255 }, { type: 'null' }] },
-              collection: { type: 'string', enum: versioned.map((collection) => collection.name) },
-              item: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
-            },
+            anyOf: [
+              { type: 'object', required: ['keys', 'data'] },
+              { type: 'array', items: { type: 'object' } },
+            ],
           }),
         },
-        responses: { '200': one, ...errorResponses([400, 403, 404, 422, 500]) },
+        responses: { '200': ok('The versions.', dataOf({ type: 'array', items: version })), ...errorResponses([400, 404, 422, 500]) },
+      },
+      delete: {
+        operationId: 'delete_versions',
+        tags: tag,
+        summary: 'Delete many versions by id',
+        requestBody: { required: true, ...json({ type: 'array', items: { type: 'integer' } }) },
+        responses: { '204': NO_CONTENT, ...errorResponses([400, 404, 500]) },
       },
     },
     '/versions/{id}': {

@@ -46,7 +46,10 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
  */
 export function faultOf(error: unknown, dialect: Dialect): Fault | null {
   if (typeof error !== 'object' || error === null || error instanceof ItemsError) return null
-  if ((error as DriverError).name === 'KnexTimeoutError') return 'unavailable'
+  // knex raises KnexTimeoutError for a statement past its `.timeout()` too; that one carries the limit and is
+  // the statement guard's (504 QUERY_TIMEOUT), not a sign the database is out of reach.
+  const { name, timeout } = error as DriverError & { timeout?: unknown }
+  if (name === 'KnexTimeoutError') return typeof timeout === 'number' ? null : 'unavailable'
   return dialect.recogniseFault(error)
 }
 

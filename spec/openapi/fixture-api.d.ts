@@ -274,11 +274,14 @@ export interface paths {
         /** List the content versions the caller may manage */
         get: operations["list_versions"];
         put?: never;
+        /** Create a version, or several at once from an array (one transaction) */
         post: operations["create_version"];
-        delete?: never;
+        /** Delete many versions by id */
+        delete: operations["delete_versions"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename many versions: `{ keys, data }` or an array of `{ id, key?, name? }` (as the SDK sends) */
+        patch: operations["update_versions"];
         trace?: never;
     };
     "/versions/{id}": {
@@ -1385,7 +1388,7 @@ export interface components {
                 message: string;
                 extensions: {
                     /** @enum {string} */
-                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "INTERNAL_SERVER_ERROR";
+                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "CONFLICT" | "PRECONDITION_FAILED" | "SERVICE_UNAVAILABLE" | "INTERNAL_SERVER_ERROR" | "QUERY_TIMEOUT" | "HOOK_TIMEOUT";
                 };
             }[];
         };
@@ -1418,6 +1421,24 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
+        /** @description The write kept colliding with concurrent writes after every retry; nothing was written. Codes: CONFLICT. */
+        Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description `If-Match` names none of the item's current ETags; nothing was written. Codes: PRECONDITION_FAILED. */
+        Error412: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
         /** @description The body is larger than `bodyLimit`. Codes: PAYLOAD_TOO_LARGE. */
         Error413: {
             headers: {
@@ -1427,7 +1448,7 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description A content version conflict. Codes: UNPROCESSABLE_CONTENT. */
+        /** @description A content version conflict, or an `Idempotency-Key` used for a different request. Codes: UNPROCESSABLE_CONTENT. */
         Error422: {
             headers: {
                 [name: string]: unknown;
@@ -1438,6 +1459,24 @@ export interface components {
         };
         /** @description Unexpected; the message is generic and the error goes to the logger. Codes: INTERNAL_SERVER_ERROR. */
         Error500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description The database is out of reach or no pooled connection came free in time; sent with `Retry-After`. Codes: SERVICE_UNAVAILABLE. */
+        Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+            };
+        };
+        /** @description A statement ran past `statementTimeout` or a hook past `hookTimeout`; a write rolled back. Codes: QUERY_TIMEOUT, HOOK_TIMEOUT. */
+        Error504: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1535,6 +1574,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_authors: {
@@ -1549,7 +1590,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1580,8 +1624,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_authors: {
@@ -1611,8 +1659,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_authors: {
@@ -1627,7 +1678,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1657,8 +1711,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_authors: {
@@ -1675,7 +1733,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -1686,6 +1747,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1694,16 +1757,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_authors: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -1720,7 +1795,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_authors: {
@@ -1735,7 +1814,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -1768,8 +1852,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_articles: {
@@ -1827,6 +1916,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_articles: {
@@ -1841,7 +1932,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1872,8 +1966,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_articles: {
@@ -1903,8 +2001,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_articles: {
@@ -1919,7 +2020,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1949,8 +2053,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_articles: {
@@ -1967,7 +2075,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -1978,6 +2089,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,16 +2099,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_articles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2012,7 +2137,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_articles: {
@@ -2027,7 +2156,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2060,8 +2194,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_comments: {
@@ -2119,6 +2258,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_comments: {
@@ -2133,7 +2274,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2164,8 +2308,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_comments: {
@@ -2195,8 +2343,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_comments: {
@@ -2211,7 +2362,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2241,8 +2395,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_comments: {
@@ -2259,7 +2417,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2270,6 +2431,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,16 +2441,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_comments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2304,7 +2479,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_comments: {
@@ -2319,7 +2498,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2352,8 +2536,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_topics: {
@@ -2411,6 +2600,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_topics: {
@@ -2425,7 +2616,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2456,8 +2650,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_topics: {
@@ -2487,8 +2685,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_topics: {
@@ -2503,7 +2704,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2533,8 +2737,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_topics: {
@@ -2551,7 +2759,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2562,6 +2773,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2570,16 +2783,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_topics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2596,7 +2821,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_topics: {
@@ -2611,7 +2840,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2644,8 +2878,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_article_topics: {
@@ -2703,6 +2942,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_article_topics: {
@@ -2717,7 +2958,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2748,8 +2992,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_article_topics: {
@@ -2779,8 +3027,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_article_topics: {
@@ -2795,7 +3046,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2825,8 +3079,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_article_topics: {
@@ -2843,7 +3101,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2854,6 +3115,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,16 +3125,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_article_topics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2888,7 +3163,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_article_topics: {
@@ -2903,7 +3182,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2936,8 +3220,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_samples: {
@@ -2995,6 +3284,8 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     create_samples: {
@@ -3009,7 +3300,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3040,8 +3334,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     deleteMany_samples: {
@@ -3071,8 +3369,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateMany_samples: {
@@ -3087,7 +3388,10 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3117,8 +3421,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_samples: {
@@ -3135,7 +3443,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3146,6 +3457,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,16 +3467,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     delete_samples: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3180,7 +3505,11 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_samples: {
@@ -3195,7 +3524,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3228,8 +3562,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     read_settings: {
@@ -3246,7 +3585,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3255,6 +3597,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3263,10 +3607,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     update_settings: {
@@ -3281,7 +3634,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3312,8 +3670,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     readSingleton_settings: {
@@ -3330,7 +3693,10 @@ export interface operations {
                 /** @description A content version key: the item as that version shows it (`main`: the item itself). */
                 version?: components["parameters"]["version"];
             };
-            header?: never;
+            header?: {
+                /** @description Answer 304 with no body while the item still has one of these ETags. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3339,6 +3705,8 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    /** @description A strong tag of the item as stored. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3347,10 +3715,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The item still has the ETag `If-None-Match` named. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     updateSingleton_settings: {
@@ -3365,7 +3742,12 @@ export interface operations {
                 /** @description Whether wildcards inside a relation expand the relation leading back. */
                 backlink?: components["parameters"]["backlink"];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry after a lost response answer the first response instead of writing again (see the README). */
+                "Idempotency-Key"?: string;
+                /** @description Write only while the item still has one of these ETags; otherwise 412. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3396,8 +3778,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
         };
     };
     list_versions: {
@@ -3455,7 +3842,13 @@ export interface operations {
                     /** @enum {string} */
                     collection: "articles" | "settings";
                     item: string | number;
-                };
+                } | {
+                    key: string;
+                    name?: string | null;
+                    /** @enum {string} */
+                    collection: "articles" | "settings";
+                    item: string | number;
+                }[];
             };
         };
         responses: {
@@ -3472,6 +3865,61 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    delete_versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": number[];
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    update_versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | Record<string, never>[];
+            };
+        };
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContentVersion.Item"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];

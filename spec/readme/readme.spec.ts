@@ -12,6 +12,7 @@ const RUN_BY: Readonly<Record<string, string>> = Object.freeze({
   usage: 'spec/external/run.sh (CommonJS + Express 4, ESM + Express 5, strict TypeScript)',
   'usage-curl': 'spec/external/run.sh, against the usage program',
   'versions-curl': 'spec/external/run.sh, against the demo',
+  'sdk-client': 'spec/clients/readme-example.spec.ts (the block is examples/sdk-client.ts, verbatim)',
   testing: 'this spec',
   'testing-jest-config': 'this spec',
   'testing-tsconfig': 'this spec',
