@@ -21,7 +21,8 @@ tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 node -r ts-node/register/transpile-only spec/external/readme-blocks.ts usage > "$work/app.ts"
 node -r ts-node/register/transpile-only spec/external/readme-blocks.ts usage-curl > "$work/usage.sh"
 node -r ts-node/register/transpile-only spec/external/readme-blocks.ts versions-curl > "$work/versions.sh"
-# better-sqlite3 is native: link the repository's build instead of compiling it once per project.
+# better-sqlite3 is native: link the repository's build instead of compiling it once per project. Install
+# scripts stay off (nothing else the consumers install needs one), or npm would rebuild the linked copy in place.
 sqlite="file:$(node -p "require('path').dirname(require.resolve('better-sqlite3/package.json'))")"
 
 # $1 project dir, $2 "commonjs" | "module", then the packages to install.
@@ -30,7 +31,7 @@ project() {
   shift 2
   mkdir -p "$dir"
   printf '{ "name": "consumer", "private": true, "type": "%s" }\n' "$type" > "$dir/package.json"
-  (cd "$dir" && npm install --silent --no-audit --no-fund --prefer-offline "$tarball" "$@")
+  (cd "$dir" && npm install --silent --no-audit --no-fund --prefer-offline --ignore-scripts "$tarball" "$@")
 }
 
 # The README's program is TypeScript; JavaScript consumers get it as TypeScript itself would emit it.
