@@ -1,6 +1,7 @@
 // Error classes with stable codes, and the middleware that renders them as `{ errors: [...] }`.
 import { randomUUID } from 'node:crypto'
 import type { ErrorRequestHandler, Request } from 'express'
+import { currentRequest } from './request-scope'
 import type { Logger } from './types'
 
 /** Every code the API answers with. Codes are never renamed or reused. */
@@ -246,10 +247,14 @@ export function redacted(error: unknown): unknown {
 /** Longest incoming `X-Request-Id` echoed as given; a longer or non-printable one is replaced by a fresh id. */
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
 
-/** The request's id: the client's or proxy's `X-Request-Id` when it is sane, a fresh UUID otherwise. */
+/**
+ * The request's id: the client's or proxy's `X-Request-Id` when it is sane; otherwise the id its statements carry
+ * in their SQL comments (see request-scope.ts), so a logged 500 leads to its statements; a fresh UUID for errors
+ * raised before the request had a scope (the body parser's).
+ */
 export function requestIdOf(req: Request): string {
   const given = req.get('x-request-id')
-  return given !== undefined && REQUEST_ID.test(given) ? given : randomUUID()
+  return given !== undefined && REQUEST_ID.test(given) ? given : (currentRequest()?.id ?? randomUUID())
 }
 
 export interface ErrorHandlerOptions {

@@ -1,10 +1,10 @@
 // The request a piece of work belongs to, carried through async calls: its id and the signal that stops its work.
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { RequestHandler } from 'express'
 
 export interface RequestScope {
-  /** Hex only: it is written into SQL comments, so it must never hold quotes, `*` or `?`. */
+  /** A UUID (hex and dashes): it is written into SQL comments, so it must never hold quotes, `*` or `?`. */
   readonly id: string
   /** Aborted when the client leaves before its response is sent, or when a hook times out. */
   readonly signal: AbortSignal
@@ -27,7 +27,7 @@ export function requestScope(): RequestHandler {
   return (_req, res, next) => {
     const controller = new AbortController()
     const scope: RequestScope = {
-      id: randomBytes(8).toString('hex'),
+      id: randomUUID(),
       signal: controller.signal,
       abort: (reason) => controller.abort(reason),
     }

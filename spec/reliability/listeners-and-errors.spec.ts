@@ -97,6 +97,16 @@ forEachDialect((ctx) => {
       expect(logger.entries[0]!.message).toBe(`express-items-router: unexpected error in GET /api/items/ghosts (request ${requestId})`)
     })
 
+    // SQLite's statements carry no marker: nothing could cancel them by it.
+    if (ctx.name !== 'sqlite') {
+      it('carry the id the failed statement was marked with, so the log line leads to the statement', async () => {
+        const { app } = host()
+        const { result: response, sql } = await ctx.countQueries(() => request(app).get('/api/items/ghosts'))
+        const requestId = expectError(response, 500, 'INTERNAL_SERVER_ERROR').extensions.requestId as string
+        expect(sql.some((statement) => statement.startsWith(`/* items-router ${requestId} */`))).toBe(true)
+      })
+    }
+
     it('honour an incoming X-Request-Id', async () => {
       const { app, logger } = host()
       const response = await request(app).get('/api/items/ghosts').set('X-Request-Id', 'req-abc.123')
