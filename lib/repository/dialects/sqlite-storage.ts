@@ -14,8 +14,8 @@ const CANONICAL: Readonly<Partial<Record<FieldType, string>>> = {
 }
 
 /**
- * The column's value as canonical text, whichever form each row holds: a number (or text of digits only, which
- * an integer becomes in a TEXT column) is epoch milliseconds, any other text goes to strftime(), which reads
+ * The column's value as canonical text, whichever form each row holds: a number (or text of digits and a point only,
+ * which a number becomes in a TEXT column: knex binds a Date as `1709251199250.0`) is epoch milliseconds, any other text goes to strftime(), which reads
  * ISO-8601 with or without `T`, fraction and zone. Text strftime() cannot read is NULL. Epoch values are UTC, so
  * a dateTime or date read from one is the UTC wall clock or day.
  */
@@ -23,7 +23,7 @@ export function sqliteStoredTemporal(type: FieldType, column: SqlFragment): SqlF
   const format = CANONICAL[type]
   if (format === undefined) return column
   const { sql, bindings } = column
-  const numeric = `typeof(${sql}) IN ('integer', 'real') OR (${sql} GLOB '[0-9]*' AND ${sql} NOT GLOB '*[^0-9]*')`
+  const numeric = `typeof(${sql}) IN ('integer', 'real') OR (${sql} GLOB '[0-9]*' AND ${sql} NOT GLOB '*[^0-9.]*')`
   return {
     sql: `(CASE WHEN ${numeric} THEN strftime('${format}', ${sql} / 1000.0, 'unixepoch') ELSE strftime('${format}', ${sql}) END)`,
     bindings: [...bindings, ...bindings, ...bindings, ...bindings, ...bindings],
