@@ -69,7 +69,7 @@ function coerce(field: Field, operator: FilterOperator, raw: unknown, state: Fil
     throw new InvalidQueryError(`${describeValue(raw)} is not a valid ${field.elementType ?? field.type} value for field "${field.name}"`)
   }
   // A value outside an enum matches no row; PostgreSQL would refuse to compare its enum type with it.
-  if (field.enum !== undefined && !patternOf(operator) && !field.enum.includes(value as string)) {
+  if (field.enum !== undefined && !field.enum.includes(value as string)) {
     throw new InvalidQueryError(`${describeValue(raw)} is not one of the values of field "${field.name}" (${field.enum.join(', ')})`)
   }
   return value as Scalar
@@ -100,6 +100,10 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, stat
   const spec: OperatorSpec = OPERATORS[operator]
   if (!spec.on.includes(field.spec.family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
+  }
+  // PostgreSQL has no LIKE for its enum types; an enum is matched by its values (`_in`) on every database.
+  if (field.enum !== undefined && patternOf(operator)) {
+    throw new InvalidQueryError(`The "${operator}" filter does not apply to field "${field.name}", which takes listed values; use "_in"`)
   }
   // Variables are resolved per list item, once a comma-separated list is split. A comparison with an absent
   // one matches no row, as a comparison with SQL NULL would.

@@ -33,10 +33,12 @@ export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.
 
 /**
  * What the SQL of a read reads, compares, sorts and groups for `field`'s `column` (bare or table-qualified):
- * the column itself, or for a temporal field stored in another form the dialect's canonical reading of it.
+ * the column itself, an enum's as text, or for a temporal field stored in another form the dialect's canonical
+ * reading of it.
  */
 export function columnValue(field: Field, column: string, dialect: Dialect): SqlFragment {
   const plain: SqlFragment = { sql: '??', bindings: [column] }
+  if (field.enum !== undefined) return dialect.enumText(plain)
   return field.storage === 'isoText' ? plain : dialect.storedTemporal(field.type, plain)
 }
 
@@ -48,7 +50,8 @@ export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string
   }
   if (field.storage !== 'isoText') {
     const { sql, bindings } = columnValue(field, field.column, dialect)
-    return knex.raw(`${sql} as ??`, [...bindings, field.name])
+    const read = dialect.readAsText.has(field.type) ? dialect.textCast.replace('??', sql) : sql
+    return knex.raw(`${read} as ??`, [...bindings, field.name])
   }
   return dialect.readAsText.has(field.type)
     ? knex.raw(`${dialect.textCast} as ??`, [field.column, field.name])

@@ -32,7 +32,27 @@ const events: CollectionDefinition = {
 const sqlText = (iso: string): string => iso.slice(0, 19).replace('T', ' ')
 
 forEachDialect((ctx: DialectContext) => {
-  if (ctx.name !== 'sqlite') return
+  if (ctx.name !== 'sqlite') {
+    it(`${ctx.name}: storage is ignored on typed columns`, async () => {
+      const type = ctx.name === 'postgres' ? 'timestamptz' : 'datetime(3)'
+      await ctx.knex.raw('drop table if exists xd_typed')
+      await ctx.knex.raw(`create table xd_typed (id integer primary key, at ${type})`)
+      const typed: CollectionDefinition = {
+        table: 'xd_typed',
+        fields: { id: { type: 'integer', primaryKey: true }, at: { type: 'timestamp', storage: 'epochMs' } },
+      }
+      const app = express()
+      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { typed }, logger: recordingLogger() }))
+      const created = await request(app).post('/api/items/typed').send({ id: 1, at: '2025-06-15T07:10:52.123+02:00' })
+      expect(created.body.data).toEqual({ id: 1, at: '2025-06-15T05:10:52.123Z' })
+      const found = await request(app)
+        .get('/api/items/typed')
+        .query({ filter: { at: { _gte: '2025-06-15T05:10:52.123Z' } }, fields: 'id' })
+      expect(found.body.data).toEqual([{ id: 1 }])
+      await ctx.knex.raw('drop table xd_typed')
+    })
+    return
+  }
   describe('sqlite storage conventions', () => {
     let app: Express
 

@@ -103,6 +103,12 @@ export interface Dialect {
    * `YYYY-MM-DD HH:MM:SS` text on SQLite; unchanged on PostgreSQL and MySQL.
    */
   temporalToStorage(type: FieldType, storage: TemporalStorage, text: string): Knex.Value
+  /**
+   * The expression a text field with `enum` is compared, sorted and grouped through, so it behaves as text: a
+   * PostgreSQL enum type sorts by declaration and refuses `COLLATE`, a MySQL ENUM sorts by index; both are cast
+   * to text. SQLite's are text already: the column itself.
+   */
+  enumText(column: SqlFragment): SqlFragment
   /** Array columns: PostgreSQL's SQL for them, null where the database has none (SQLite, MySQL). */
   readonly arrays: ArraySupport | null
   /**

@@ -173,6 +173,7 @@ export const mysql: Dialect = {
   storedTemporal: (_type, column) => column,
   temporalToStorage: (_type, _storage, text) => text,
   arrays: null,
+  enumText: ({ sql, bindings }) => ({ sql: `CAST(${sql} AS CHAR)`, bindings }),
   recogniseError,
   recogniseFault,
   lockedTransaction,

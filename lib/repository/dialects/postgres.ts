@@ -108,6 +108,7 @@ export const postgres: Dialect = {
   storedTemporal: (_type, column) => column,
   temporalToStorage: (_type, _storage, text) => text,
   arrays: postgresArrays,
+  enumText: ({ sql, bindings }) => ({ sql: `(${sql})::text`, bindings }),
   recogniseError,
   recogniseFault,
   lockedTransaction: (knex, name, work) =>

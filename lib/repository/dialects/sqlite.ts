@@ -116,6 +116,7 @@ export const sqlite: Dialect = {
   storedTemporal: sqliteStoredTemporal,
   temporalToStorage: sqliteTemporalToStorage,
   arrays: null,
+  enumText: (column) => column,
   recogniseError,
   recogniseFault,
   lockedTransaction: (knex, _name, work) => knex.transaction(work),
