@@ -1388,13 +1388,13 @@ export interface components {
                 message: string;
                 extensions: {
                     /** @enum {string} */
-                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "CONFLICT" | "PRECONDITION_FAILED" | "SERVICE_UNAVAILABLE" | "INTERNAL_SERVER_ERROR" | "QUERY_TIMEOUT" | "HOOK_TIMEOUT";
+                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "CONSTRAINT_VIOLATION" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "CONFLICT" | "PRECONDITION_FAILED" | "SERVICE_UNAVAILABLE" | "INTERNAL_SERVER_ERROR" | "QUERY_TIMEOUT" | "HOOK_TIMEOUT";
                 };
             }[];
         };
     };
     responses: {
-        /** @description Bad request: the query, the payload or a value the database refused. Codes: INVALID_QUERY, INVALID_PAYLOAD, FAILED_VALIDATION, RECORD_NOT_UNIQUE, INVALID_FOREIGN_KEY, NOT_NULL_VIOLATION, VALUE_TOO_LONG, VALUE_OUT_OF_RANGE. */
+        /** @description Bad request: the query, the payload or a value the database refused. Codes: INVALID_QUERY, INVALID_PAYLOAD, FAILED_VALIDATION, RECORD_NOT_UNIQUE, INVALID_FOREIGN_KEY, NOT_NULL_VIOLATION, VALUE_TOO_LONG, VALUE_OUT_OF_RANGE, CONSTRAINT_VIOLATION. */
         Error400: {
             headers: {
                 [name: string]: unknown;
