@@ -47,7 +47,15 @@ type ReadValue<D> = D extends { type: 'o2m' }
 type InputValue<D> = D extends { type: infer T extends FieldType } ? FieldInput<T> | NullUnlessRequired<D> : never
 
 type VisibleNames<F> = { [K in keyof F]: F[K] extends { hidden: true } ? never : K }[keyof F] & string
-type WritableNames<F> = { [K in keyof F]: F[K] extends { type: 'o2m' } | { readonly: true } ? never : K }[keyof F] & string
+/** Fields a client may send: not aliases, `readonly`, `generated` or server-managed (`onCreate` / `onUpdate`). */
+type WritableNames<F> = {
+  [K in keyof F]: F[K] extends { type: 'o2m' } | { readonly: true } | { generated: true } | { onCreate: string } | { onUpdate: string }
+    ? never
+    : K
+}[keyof F] &
+  string
+/** Fields the server side (presets, before hooks) may set: any column the database does not compute. */
+type ServerWritableNames<F> = { [K in keyof F]: F[K] extends { type: 'o2m' } | { generated: true } ? never : K }[keyof F] & string
 type KeyNames<F> = { [K in keyof F]: F[K] extends { primaryKey: true } ? K : never }[keyof F]
 
 /**
@@ -73,9 +81,10 @@ export interface ItemShape {
   key: PrimaryKey
 }
 
+/** `input`: what before hooks receive and may answer, and events carry: readonly fields included, which they may set. */
 export type ShapeOf<F extends Fields> = {
   item: ItemOf<F>
-  input: ItemInputOf<F>
+  input: string extends keyof F ? Item : { [K in ServerWritableNames<F>]?: InputValue<F[K]> }
   key: KeyOf<F>
 }
 

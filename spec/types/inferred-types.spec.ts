@@ -34,9 +34,10 @@ const articles = defineCollection({
     beforeCreate: (item) => {
       expectTypeOf(item.title).toEqualTypeOf<string | undefined>()
       expectTypeOf(item.price).toEqualTypeOf<string | number | null | undefined>()
-      // Hidden fields are writable, read-only ones and one-to-many aliases are not.
+      // Hidden fields are writable; read-only ones too, by a hook (not by clients); one-to-many aliases are not.
       expectTypeOf(item).toHaveProperty('secret')
-      expectTypeOf(item).not.toHaveProperty('slug')
+      expectTypeOf(item).toHaveProperty('slug')
+      expectTypeOf(item).not.toHaveProperty('comments')
       return { ...item, title: item.title?.trim() }
     },
     beforeDelete: (keys) => {
