@@ -65,6 +65,7 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxRelationalDepth: config.maxRelationalDepth,
     maxRelations: config.maxRelations,
     maxConditions: config.maxFilterConditions,
+    maxPatternConditions: config.maxPatternConditions,
     maxListEntries: config.maxListEntries,
   }
 }
@@ -83,7 +84,13 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     schema,
     entries: buildAccess(schema, options.collections, options.defaultAccess),
     reachable: reachableCollections(schema),
-    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength, maxConditions: parser.maxConditions },
+    limits: {
+      maxDepth: parser.maxDepth,
+      maxInListLength: parser.maxInListLength,
+      maxConditions: parser.maxConditions,
+      // The host writes access rules; the bound on pattern matches is a bound on what clients may ask for.
+      maxPatternConditions: Number.POSITIVE_INFINITY,
+    },
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)

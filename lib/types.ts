@@ -403,15 +403,26 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    */
   maxLoadedRows?: number
   /**
-   * Most conditions one filter may hold (the `filter` parameter, a by-query write's `query.filter`, or one
-   * `deep[rel][_filter]`), each value of an `_in` / `_nin` / `_between` list counting as one. Together with the
-   * other bounds it keeps every statement below each driver's bind-variable limit.
+   * Most conditions one request's filters may hold together (the `filter` parameter and every
+   * `deep[rel][_filter]`, or a by-query write's `query.filter`), each value of an `_in` / `_nin` / `_between`
+   * list and each `_and` / `_or` entry counting as one. Together with the other bounds it keeps every statement
+   * below each driver's bind-variable limit.
    *
    * @default 2000
    */
   maxFilterConditions?: number
   /**
-   * Most entries in each list parameter: `fields`, `sort`, `groupBy`, and the fields of `aggregate`.
+   * Most substring, prefix and suffix conditions (`_contains`, `_icontains`, `_starts_with`, ... and their
+   * negations) one request's filters may hold together. No index serves them, so each costs a pass over the rows
+   * it is tested on: on SQLite that pass blocks the event loop (about 20–40 ms per condition per 200,000 rows),
+   * elsewhere it holds a connection. `search` is not counted: the collection's text fields, which the host
+   * chooses, bound it.
+   *
+   * @default 3
+   */
+  maxPatternConditions?: number
+  /**
+   * Most entries in each list parameter: `fields`, `sort`, `groupBy`, `alias`, and the fields of `aggregate`.
    *
    * @default 100
    */
