@@ -2,7 +2,6 @@
 // scaled-out app hears every write (cache invalidation, realtime). An example to copy, not part of the package.
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
-import { Client, type ClientConfig } from 'pg'
 import type { ItemsEvent, ItemsEvents, PrimaryKey, WriteAction } from '../lib'
 
 /** What crosses the wire: the event without its `context` (the caller's user and role stay in their process). */
@@ -61,21 +60,24 @@ export function forwardEvents(events: ItemsEvents, knex: Knex, channel: string, 
   }
 }
 
+/** The parts of a pg client the listener uses (pg's own types are not a dependency here). */
+interface NotifyingClient {
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void
+  query(sql: string): Promise<unknown>
+  escapeIdentifier(name: string): string
+}
+
 /**
- * Listens on `channel` on a connection of its own, straight to the PostgreSQL server: LISTEN belongs to the
- * session, so it cannot go through a transaction-mode pooler. Answers the function that stops listening.
+ * Listens on `channel` on a connection of its own, opened through `knex` outside its pool. LISTEN belongs to
+ * the session, so `knex` must reach the PostgreSQL server itself, never a transaction-mode pooler.
+ * Answers the function that stops listening and closes that connection.
  */
-export async function listenToEvents(
-  connection: ClientConfig,
-  channel: string,
-  onEvent: (event: ForwardedEvent) => void,
-): Promise<() => Promise<void>> {
-  const client = new Client(connection)
-  await client.connect()
+export async function listenToEvents(knex: Knex, channel: string, onEvent: (event: ForwardedEvent) => void): Promise<() => Promise<void>> {
+  const client = (await knex.client.acquireRawConnection()) as NotifyingClient
   client.on('notification', (message) => {
     if (message.channel === channel && message.payload !== undefined) onEvent(JSON.parse(message.payload) as ForwardedEvent)
   })
   // LISTEN takes an identifier, not a bound value; the channel is quoted as one.
   await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
-  return () => client.end()
+  return () => knex.client.destroyRawConnection(client) as Promise<void>
 }

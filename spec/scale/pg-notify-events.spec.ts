@@ -2,6 +2,7 @@
 // they would reach another process; events too large for one NOTIFY arrive as keys, split under the limit.
 import type { Express } from 'express'
 import express from 'express'
+import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { createItemsRouter, type ItemsEvent } from '../../lib'
@@ -22,18 +23,21 @@ forEachDialect((ctx) => {
   let heard: ForwardedEvent[]
   let stopListening: () => Promise<void>
   let stopForwarding: () => void
+  let listener: Knex
 
   beforeAll(async () => {
     const router = createItemsRouter({ knex: ctx.knex, collections, logger: recordingLogger() })
     app = express().use('/api', router)
     stopForwarding = forwardEvents(router.events, ctx.knex, CHANNEL, 'process-a')
     heard = []
-    const { connectionString } = knexConfig('postgres').connection as { connectionString: string }
-    stopListening = await listenToEvents({ connectionString }, CHANNEL, (event) => heard.push(event))
+    // A knex instance of its own, as another process would have.
+    listener = knexFactory(knexConfig('postgres'))
+    stopListening = await listenToEvents(listener, CHANNEL, (event) => heard.push(event))
   })
   afterAll(async () => {
     stopForwarding()
     await stopListening()
+    await listener.destroy()
   })
   beforeEach(async () => {
     await ctx.reset()
