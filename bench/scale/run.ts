@@ -1,7 +1,7 @@
 // npm run bench:scale — by hand, not in CI; needs root, postgresql, pgbouncer, haproxy, mariadb-server and
 // galera-4. Runs the mixed workload and the races through HAProxy over 1, 2 and 4 app processes, against
 // PostgreSQL (primary + streaming replica behind PgBouncer in transaction mode) and a 3-node Galera cluster,
-// and writes bench/scale/RESULTS.md's measured part to stdout (and to bench/scale/last-run.md).
+// and prints the table RESULTS.md quotes (also written to $TMPDIR/bench-scale-last-run.md).
 import { readFileSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -306,7 +306,7 @@ async function main(): Promise<void> {
   } finally {
     const text = report(rows)
     console.log(text)
-    writeFileSync(join(__dirname, 'last-run.md'), `${text}\n`)
+    writeFileSync(join(tmpdir(), 'bench-scale-last-run.md'), `${text}\n`)
     if (process.env.SCALE_KEEP !== '1') rmSync(dir, { recursive: true, force: true })
   }
 }
