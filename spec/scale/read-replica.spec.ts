@@ -7,7 +7,8 @@ import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { seedTables } from '../../fixtures/seed'
 import { createTables, dropTables } from '../../fixtures/tables'
-import type { ItemsRouterOptions } from '../../lib'
+import { collections } from '../../fixtures/schema'
+import { createItemsRouter, type ItemsRouterOptions } from '../../lib'
 import { createApp } from '../support/app'
 import { knexConfig, workerDatabase } from '../support/databases'
 import { forEachDialect, type DialectContext } from '../support/dialects'
@@ -177,5 +178,27 @@ forEachDialect((ctx) => {
         .send({ rating: 1 })
       expect(accepted.status).toBe(200)
     })
+  })
+})
+
+describe('options.replica', () => {
+  const sqlite = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  const pg = knexFactory({ client: 'pg', connection: {} })
+  afterAll(() => Promise.all([sqlite.destroy(), pg.destroy()]))
+  const build = (replica: unknown) => () =>
+    createItemsRouter({ knex: sqlite, collections, replica: replica as ItemsRouterOptions['replica'] })
+
+  it.each([
+    ['a replica of another database kind', { knex: pg }, 'CONFIG_BAD_OPTION'],
+    ['something that is not knex', { knex: {} }, 'CONFIG_MISSING_KNEX'],
+    ['an unknown key', { knex: sqlite, lag: 5 }, 'CONFIG_UNKNOWN_OPTION'],
+    ['a readsPrimary that is not a function', { knex: sqlite, readsPrimary: 'strong' }, 'CONFIG_BAD_OPTION'],
+    ['no object', 'replica', 'CONFIG_BAD_OPTION'],
+  ])('refuses %s', (_what, replica, code) => {
+    expect(build(replica)).toThrow(expect.objectContaining({ code }))
+  })
+
+  it('takes a second knex of the same kind', () => {
+    expect(build({ knex: sqlite.withUserParams({}), readsPrimary: () => true })).not.toThrow()
   })
 })
