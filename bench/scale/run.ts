@@ -179,7 +179,7 @@ async function postgresRows(dir: string): Promise<Row[]> {
         {
           name: 'PostgreSQL primary + streaming replica, PgBouncer (transaction mode)',
           env: () => ({
-            SCALE_STATEMENT_TIMEOUT: '2000',
+            SCALE_STATEMENT_TIMEOUT: '5000',
             SCALE_CLIENT: 'pg',
             SCALE_PRIMARY: through('scale'),
             SCALE_REPLICA: through('scale_replica'),

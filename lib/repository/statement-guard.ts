@@ -40,7 +40,6 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
     if (listening.has(knex)) continue
     listening.add(knex)
     knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
-    knex.on('query-error', (error: unknown) => cancelTimedOut(knex, error))
   }
   const guard: Guard = { statementTimeout, cancel }
   return (_req, _res, next) => {
@@ -58,7 +57,11 @@ function guardStatement(knex: Knex, builder: Runnable): void {
   seen.add(builder)
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
-  if (guard.statementTimeout > 0) builder.timeout(guard.statementTimeout, { cancel: true })
+  if (guard.statementTimeout > 0) {
+    builder.timeout(guard.statementTimeout, { cancel: true })
+    // knex reports its own timeout on the builder only, not on the knex instance.
+    builder.on('query-error', (error: unknown) => cancelTimedOut(knex, scope, guard, error))
+  }
   const toSQL = builder.toSQL.bind(builder)
   builder.toSQL = () => {
     const compiled = toSQL()
@@ -81,11 +84,8 @@ function guardStatement(knex: Knex, builder: Runnable): void {
  * knex signals the backend process id the driver learnt when it connected; behind a pooler (PgBouncer) that id
  * is the pooler's own, so the server would run the statement on. The marker finds it in the server's own list.
  */
-function cancelTimedOut(knex: Knex, error: unknown): void {
-  const scope = currentRequest()
-  const guard = scope && guards.get(scope)
-  if (scope === undefined || guard === undefined || !isKnexTimeout(error)) return
-  guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
+function cancelTimedOut(knex: Knex, scope: RequestScope, guard: Guard, error: unknown): void {
+  if (isKnexTimeout(error)) guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
 }
 
 const isKnexTimeout = (error: unknown): boolean =>
