@@ -1,10 +1,11 @@
 // Behind a pooler (PgBouncer) the backend pid pg learns at connect is the pooler's, so knex's own cancel of a
-// timed-out statement signals the wrong process. Simulated here by a driver told a wrong pid: the statement
-// must still be stopped on the server, by its marker. PostgreSQL only.
+// timed-out statement signals the wrong process. Simulated by a driver told a wrong pid, or for real when
+// PGBOUNCER_URL names a PgBouncer in transaction mode in front of the test server (with a `*` fallback database,
+// since each jest worker has its own): the statement must still be stopped on the server. PostgreSQL only.
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { createApp } from '../support/app'
-import { knexConfig } from '../support/databases'
+import { knexConfig, workerDatabase } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
 /** A pid no backend has: what pg_cancel_backend gets behind the pooler, in effect. */
@@ -19,6 +20,13 @@ forEachDialect((ctx) => {
   let pooled: Knex
   beforeAll(() => {
     const config = knexConfig('postgres')
+    const bouncer = process.env.PGBOUNCER_URL
+    if (bouncer) {
+      const url = new URL(bouncer)
+      url.pathname = `/${workerDatabase()}`
+      pooled = knexFactory({ ...config, connection: { connectionString: url.toString() } })
+      return
+    }
     pooled = knexFactory({
       ...config,
       pool: {
