@@ -14,6 +14,8 @@ const DEFAULT_IDEMPOTENCY_TTL = 86_400
 /** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
 export interface RouterConfig {
   readonly knex: Knex
+  /** The replica's knex and the primary-read test; null: every statement on `knex`. */
+  readonly replica: { readonly knex: Knex; readonly readsPrimary: ((req: Request) => boolean) | undefined } | null
   readonly limits: Limits
   readonly bodyLimit: number | string
   readonly maxFilterDepth: number
@@ -55,6 +57,7 @@ function resolveOpenApi(given: ItemsRouterOptions['openapi']): RouterConfig['ope
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
   knex: true,
   collections: true,
+  replica: true,
   defaultLimit: true,
   maxLimit: true,
   maxBatchSize: true,
@@ -102,6 +105,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof knex !== 'function' || typeof knex.transaction !== 'function' || !knex.client) {
     throw new ConfigError('CONFIG_MISSING_KNEX', 'options.knex must be a knex instance')
   }
+  const replica = resolveReplica(options.replica)
   checkPositiveInteger(options.maxFilterDepth, 'options.maxFilterDepth')
   checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
@@ -136,6 +140,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
   return {
     knex,
+    replica,
     limits: resolveLimits(options, DEFAULT_LIMITS, 'options'),
     bodyLimit,
     maxFilterDepth: options.maxFilterDepth ?? 10,
@@ -160,6 +165,21 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     statementTimeout: options.statementTimeout ?? 30_000,
     hookTimeout: options.hookTimeout ?? 10_000,
   }
+}
+
+const isKnex = (value: unknown): value is Knex =>
+  typeof value === 'function' && typeof (value as Knex).transaction === 'function' && Boolean((value as Knex).client)
+
+function resolveReplica(given: ItemsRouterOptions['replica']): RouterConfig['replica'] {
+  if (given === undefined) return null
+  if (typeof given !== 'object' || given === null)
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica must be { knex, readsPrimary? }')
+  checkKnownOptions(given, { knex: true, readsPrimary: true }, 'options.replica')
+  if (!isKnex(given.knex)) throw new ConfigError('CONFIG_MISSING_KNEX', 'options.replica.knex must be a knex instance')
+  if (given.readsPrimary !== undefined && typeof given.readsPrimary !== 'function') {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica.readsPrimary must be a function of the request')
+  }
+  return { knex: given.knex, readsPrimary: given.readsPrimary }
 }
 
 /** A time limit in milliseconds: 0 turns it off; Node's timers take at most 2^31 - 1. */

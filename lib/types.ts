@@ -343,6 +343,18 @@ export interface OpenApiOptions {
   description?: string
 }
 
+/** A read replica for the router's reads (see `ItemsRouterOptions.replica`). */
+export interface ReplicaOptions {
+  /** A knex instance whose connections reach a replica of the primary's database. */
+  knex: Knex
+  /**
+   * Whether a read request must read from the primary, to see its client's own writes.
+   *
+   * @default (req) => req.get('Items-Consistency') === 'strong'
+   */
+  readsPrimary?: (req: Request) => boolean
+}
+
 /** Where the router reports errors it does not send to the client (unexpected 500s). */
 export interface Logger {
   error(message: string, error?: unknown): void
@@ -358,6 +370,16 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
   knex: Knex
   /** The collections to serve, by name. Nothing else is reachable. */
   collections: C
+  /**
+   * A read replica of `knex`'s database. Untransacted reads of GET, HEAD and SEARCH requests run on
+   * `replica.knex`; writes, everything inside a transaction, the read-back after a write, version saves and
+   * promotes, idempotency keys and hooks' `meta.db` stay on `knex`, so replica lag never changes a write's answer.
+   * A client that must see its own writes sends `Items-Consistency: strong` (or what `readsPrimary` looks for).
+   * Same client (dialect) as `knex`; the router never opens or closes its connections either.
+   *
+   * @example { knex: knexFactory({ client: 'pg', connection: process.env.REPLICA_URL }) }
+   */
+  replica?: ReplicaOptions
   /**
    * Largest JSON body accepted, in bytes or as a string such as `'1mb'`; a larger one is a 413 `PAYLOAD_TOO_LARGE`.
    *
