@@ -33,6 +33,7 @@ export type {
   OpenApiDocument,
   OpenApiOptions,
   PrimaryKey,
+  ReplicaOptions,
   ScalarFieldDefinition,
   TemporalStorage,
   TypedCollectionDefinition,

@@ -13,6 +13,7 @@ import { mapDbError } from './map-db-error'
 import { retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
+import { ReadRouting } from './read-routing'
 
 export interface Page {
   readonly items: Item[]
@@ -32,21 +33,35 @@ const everyRow: ScopeOf = () => null
 export class ItemsRepository {
   private readonly loader: ItemLoader
 
+  private readonly knex: Knex
+  private readonly routing: ReadRouting
+
+  /**
+   * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
+   * untransacted reads run (see read-routing.ts): the methods below that take no `db` ask it per statement.
+   */
   constructor(
-    private readonly knex: Knex,
+    routing: ReadRouting | Knex,
     private readonly dialect: Dialect,
     /** Most rows one read may load across its statements (`maxLoadedRows`). */
     maxLoadedRows = Number.POSITIVE_INFINITY,
   ) {
-    this.loader = new ItemLoader(knex, dialect, maxLoadedRows)
+    this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
+    this.knex = this.routing.primary
+    this.loader = new ItemLoader(this.knex, dialect, maxLoadedRows)
+  }
+
+  /** Where a read outside a transaction runs: the replica for read requests when there is one. */
+  private reads(): Knex {
+    return this.routing.reader()
   }
 
   /** One page of items, with the counts `query.meta` asks for. */
   async list(collection: Collection, query: Query): Promise<Page> {
     const { aggregate } = query
     const items = aggregate
-      ? await this.loader.aggregate(this.knex, collection, { ...query, aggregate })
-      : await this.loader.load(this.knex, collection, query.fields, query)
+      ? await this.loader.aggregate(this.reads(), collection, { ...query, aggregate })
+      : await this.loader.load(this.reads(), collection, query.fields, query)
     if (!query.meta.totalCount && !query.meta.filterCount) return { items }
     const meta: { total_count?: number; filter_count?: number } = {}
     if (query.meta.totalCount) meta.total_count = await this.count(collection, query.scope, null)
@@ -57,7 +72,7 @@ export class ItemsRepository {
   /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
-    const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
+    const [item] = await this.loader.load(this.reads(), collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
     return item ?? null
   }
 
@@ -67,7 +82,7 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
-    db: Db = this.knex,
+    db: Db = this.reads(),
   ): Promise<Item[]> {
     return (await this.readKeyed(collection, keys, fields, scope, db)).map(({ item }) => item)
   }
@@ -78,7 +93,7 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
-    db: Db = this.knex,
+    db: Db = this.reads(),
   ): Promise<{ key: PrimaryKey; item: Item }[]> {
     const byKey = await this.loader.byKeys(db, collection, [...new Set(keys)], fields, scope)
     return keys.flatMap((key) => {
@@ -249,7 +264,7 @@ export class ItemsRepository {
   }
 
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
-  async firstKey(collection: Collection, scope: FilterNode | null = null, db: Db = this.knex): Promise<PrimaryKey | null> {
+  async firstKey(collection: Collection, scope: FilterNode | null = null, db: Db = this.reads()): Promise<PrimaryKey | null> {
     const [key] = await this.findKeys(db, collection, {
       filter: scope,
       search: null,
@@ -261,7 +276,7 @@ export class ItemsRepository {
   }
 
   private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
-    const qb = this.knex(collection.table).count({ count: '*' })
+    const qb = this.reads()(collection.table).count({ count: '*' })
     const joins = this.loader.countJoins(collection)
     this.loader.where(qb, collection, { filter, search }, joins)
     joins.applyTo(qb)
