@@ -26,7 +26,9 @@ export type FieldValue<T extends FieldType> = T extends 'integer' | 'float'
     ? boolean
     : T extends 'json'
       ? unknown
-      : string
+      : T extends 'array'
+        ? unknown[]
+        : string
 
 /** A field type's value as a payload may send it: exact numbers also as JSON numbers. */
 export type FieldInput<T extends FieldType> = T extends 'bigInteger' | 'decimal' ? string | number : FieldValue<T>

@@ -32,6 +32,20 @@ export type FieldType =
   | 'json'
   /** A UUID string, rendered lower-case. */
   | 'uuid'
+  /**
+   * A PostgreSQL array column (`text[]`, `integer[]`, ...): a JSON array whose elements have the field's
+   * `elementType`. PostgreSQL only; on SQLite and MySQL it is a `ConfigError` at router creation.
+   */
+  | 'array'
+
+/** How a `date`, `dateTime` or `timestamp` column stores its values on SQLite (see `ScalarFieldDefinition.storage`). */
+export type TemporalStorage = 'isoText' | 'sqlText' | 'epochMs'
+
+/** A foreign key's `ON DELETE` action (see `ScalarFieldDefinition.onDelete`). */
+export type OnDeleteAction = 'noAction' | 'restrict' | 'cascade' | 'setNull' | 'setDefault'
+
+/** A value the router writes itself (see `ScalarFieldDefinition.onCreate`). */
+export type ManagedValue = 'now' | 'user'
 
 /** A field backed by a column of the collection's table. */
 export interface ScalarFieldDefinition {
@@ -58,7 +72,10 @@ export interface ScalarFieldDefinition {
    * @default 65 (the most any supported database accepts)
    */
   precision?: number
-  /** The field is returned but never accepted in a create or update payload. @default false */
+  /**
+   * The field is returned but never accepted in a create or update payload sent by a client; presets and
+   * before hooks may still set it (a `beforeUpdate` hook keeping `updated_at`). @default false
+   */
   readonly?: boolean
   /** The field is never returned, filtered, sorted or searched; it can still be written. @default false */
   hidden?: boolean
@@ -67,6 +84,61 @@ export interface ScalarFieldDefinition {
    * Writes are checked against it (400 `INVALID_FOREIGN_KEY`) on every database.
    */
   references?: string
+  /**
+   * For a field with `references`: the foreign key's `ON DELETE` action. Under `noAction` and `restrict`,
+   * deleting an item other items still reference is a 400 `INVALID_FOREIGN_KEY` that deletes nothing, on every
+   * database, including SQLite connections without `PRAGMA foreign_keys` (the router checks the referencing
+   * rows inside the delete's transaction). `cascade`, `setNull` and `setDefault` are the database's to carry
+   * out; on SQLite without the pragma the router does not emulate them (README, "Existing databases").
+   * Without it the router checks nothing before a delete, and the database's own refusal is answered as above.
+   */
+  onDelete?: OnDeleteAction
+  /** For `array` fields: the type of the elements (any scalar type but `json` and `array`). */
+  elementType?: FieldType
+  /**
+   * For `string` and `text` fields: the only values accepted (a PostgreSQL enum type, MySQL's `enum(...)`, a
+   * CHECK (x IN (...))). Another value is a 400 `FAILED_VALIDATION`, before any SQL.
+   */
+  enum?: readonly string[]
+  /** A unique constraint or index covers the column alone. Informative: the database enforces it (409 `RECORD_NOT_UNIQUE`). @default false */
+  unique?: boolean
+  /**
+   * For `date`, `dateTime` and `timestamp` fields on SQLite, which has no date type: how the column stores its
+   * values. `isoText`: ISO-8601 text, what the router writes by default. `sqlText`: `YYYY-MM-DD HH:MM:SS` text
+   * (SQLite's `CURRENT_TIMESTAMP`, in UTC). `epochMs`: epoch milliseconds as an integer (what knex writes for a
+   * JS `Date`). Writes use this form. With `sqlText` or `epochMs`, reads, filters, sort, date parts, `groupBy`
+   * and `min`/`max` go through an expression that understands all three forms, so a column holding a mix still
+   * answers right (but an index on it does not serve range filters). Ignored on PostgreSQL and MySQL, whose
+   * columns are typed.
+   *
+   * @default 'isoText'
+   */
+  storage?: TemporalStorage
+  /**
+   * The database computes the column (an identity `GENERATED ALWAYS`, a generated or computed column): the
+   * router never writes it, hooks and presets included, and a payload naming it is a 400. Implies `readonly`.
+   *
+   * @default false
+   */
+  generated?: boolean
+  /**
+   * A value the router writes on every create, underneath presets and the `beforeCreate` hook's answer (which
+   * may still override it): `'now'`, the request's instant in the field's type (`date`, `dateTime`,
+   * `timestamp`, `time`); `'user'`, the caller's `context.user` (its `id` when it is an object, null without
+   * one), on a `string`, `integer`, `bigInteger` or `uuid` field. A client may not send the field (it is
+   * `readonly` to clients).
+   *
+   * @example { created_at: { type: 'timestamp', onCreate: 'now' }, created_by: { type: 'integer', onCreate: 'user' } }
+   */
+  onCreate?: ManagedValue
+  /**
+   * As `onCreate`, on every update, underneath presets and the `beforeUpdate` hook's answer. Only updates: give
+   * both (`onCreate: 'now', onUpdate: 'now'`) for an `updated_at` that a create fills too. A client may not send
+   * the field.
+   *
+   * @example { updated_at: { type: 'timestamp', onCreate: 'now', onUpdate: 'now' } }
+   */
+  onUpdate?: ManagedValue
 }
 
 /** A one-to-many alias: no column; the related collection holds a many-to-one `foreignKey` pointing back. */

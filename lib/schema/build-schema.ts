@@ -4,7 +4,7 @@ import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { CollectionDefinition, FieldDefinition, LimitOptions, O2MFieldDefinition, ScalarFieldDefinition } from '../types'
 import type { Collection, Field, Limits, Member, O2MRelation, Schema } from './collection'
-import { FIELD_TYPES, MAX_DECIMAL_PRECISION } from './field-types'
+import { ARRAY_ELEMENT_TYPES, FIELD_TYPES, MAX_DECIMAL_PRECISION } from './field-types'
 
 type KnownKeys<T> = { readonly [K in keyof Required<T>]: true }
 type Draft<T> = { -readonly [K in keyof T]: T[K] }
@@ -33,6 +33,22 @@ const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   readonly: true,
   hidden: true,
   references: true,
+  onDelete: true,
+  elementType: true,
+  enum: true,
+  unique: true,
+  storage: true,
+  generated: true,
+  onCreate: true,
+  onUpdate: true,
+}
+
+const ON_DELETE: readonly string[] = ['noAction', 'restrict', 'cascade', 'setNull', 'setDefault']
+const STORAGE: readonly string[] = ['isoText', 'sqlText', 'epochMs']
+const STORED_TEMPORAL: readonly string[] = ['date', 'dateTime', 'timestamp']
+const MANAGED: Readonly<Record<string, (definition: ScalarFieldDefinition) => boolean>> = {
+  now: (definition) => FIELD_TYPES[definition.type].family === 'temporal',
+  user: (definition) => ['string', 'integer', 'bigInteger', 'uuid'].includes(definition.type),
 }
 const O2M_KEYS: KnownKeys<O2MFieldDefinition> = { type: true, collection: true, foreignKey: true }
 
@@ -107,6 +123,7 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
       `${where}: precision must be an integer from scale (at least 1) to ${MAX_DECIMAL_PRECISION} on a decimal field`,
     )
   }
+  checkExistingDatabaseOptions(definition, where)
   if (primaryKey && (definition.hidden || definition.nullable === true)) {
     throw new ConfigError('CONFIG_BAD_FIELD', `${where}: a primary key can be neither hidden nor nullable`)
   }
@@ -128,11 +145,68 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
     maxLength: definition.maxLength,
     scale: definition.scale,
     precision: definition.type === 'decimal' ? (definition.precision ?? MAX_DECIMAL_PRECISION) : undefined,
-    readonly: definition.readonly === true,
+    // Server-managed and generated fields are never written by clients.
+    readonly:
+      definition.readonly === true ||
+      definition.generated === true ||
+      definition.onCreate !== undefined ||
+      definition.onUpdate !== undefined,
     hidden: definition.hidden === true,
+    onDelete: definition.onDelete,
+    elementType: definition.elementType,
+    enum: definition.enum === undefined ? undefined : Object.freeze([...definition.enum]),
+    unique: definition.unique === true || primaryKey,
+    storage: definition.storage ?? 'isoText',
+    generated: definition.generated === true,
+    onCreate: definition.onCreate,
+    onUpdate: definition.onUpdate,
   }
   if (definition.references !== undefined) pending.references.set(field, definition.references)
   return field
+}
+
+/** The options that describe a column of an existing database (see ScalarFieldDefinition). */
+function checkExistingDatabaseOptions(definition: ScalarFieldDefinition, where: string): void {
+  const bad = (message: string): never => {
+    throw new ConfigError('CONFIG_BAD_FIELD', `${where}: ${message}`)
+  }
+  if (definition.type === 'array') {
+    if (definition.elementType === undefined || !ARRAY_ELEMENT_TYPES.includes(definition.elementType)) {
+      bad(`an array field needs an elementType among ${ARRAY_ELEMENT_TYPES.join(', ')}`)
+    }
+    if (definition.primaryKey || definition.references !== undefined) bad('an array field can be neither a primary key nor a reference')
+  } else if (definition.elementType !== undefined) {
+    bad('elementType applies to array fields')
+  }
+  if (definition.enum !== undefined) {
+    if (!FIELD_TYPES[definition.type].text) bad('enum applies to string and text fields')
+    if (!Array.isArray(definition.enum) || definition.enum.length === 0 || !definition.enum.every((value) => typeof value === 'string')) {
+      bad('enum must be a non-empty list of strings')
+    }
+  }
+  if (definition.onDelete !== undefined) {
+    if (definition.references === undefined) bad('onDelete applies to fields with references')
+    if (!ON_DELETE.includes(definition.onDelete)) bad(`onDelete must be one of ${ON_DELETE.join(', ')}`)
+  }
+  if (definition.storage !== undefined) {
+    if (!STORED_TEMPORAL.includes(definition.type)) bad('storage applies to date, dateTime and timestamp fields')
+    if (!STORAGE.includes(definition.storage)) bad(`storage must be one of ${STORAGE.join(', ')}`)
+  }
+  for (const flag of ['unique', 'generated'] as const) {
+    if (definition[flag] !== undefined && typeof definition[flag] !== 'boolean') bad(`${flag} must be true or false`)
+  }
+  for (const when of ['onCreate', 'onUpdate'] as const) {
+    const managed = definition[when]
+    if (managed === undefined) continue
+    const fits = Object.hasOwn(MANAGED, managed) ? MANAGED[managed] : undefined
+    if (!fits) bad(`${when} must be 'now' or 'user'`)
+    else if (!fits(definition)) {
+      bad(
+        `${when}: '${managed}' needs ${managed === 'now' ? 'a date, dateTime, timestamp or time' : 'a string, integer, bigInteger or uuid'} field`,
+      )
+    }
+    if (definition.primaryKey || definition.generated) bad(`${when} applies to neither a primary key nor a generated field`)
+  }
 }
 
 function buildMember(collection: Collection, name: string, definition: FieldDefinition, pending: Pending): Member {

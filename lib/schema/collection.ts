@@ -1,6 +1,6 @@
 // The normalized schema model: built once from the options as one resolved graph (relations are objects, not
 // names); the only source of identifiers for SQL.
-import type { FieldType } from '../types'
+import type { FieldType, ManagedValue, OnDeleteAction, TemporalStorage } from '../types'
 import type { FieldTypeSpec } from './field-types'
 
 /** A column-backed field. Query nodes hold these objects, never names taken from a request. */
@@ -26,6 +26,20 @@ export interface Field {
   readonly hidden: boolean
   /** For a many-to-one: the related collection. */
   readonly references?: Collection
+  /** For a many-to-one: the foreign key's ON DELETE action, when the configuration names it. */
+  readonly onDelete?: OnDeleteAction
+  /** For `array` fields: the elements' type. */
+  readonly elementType?: FieldType
+  /** For text fields: the only values accepted. */
+  readonly enum?: readonly string[]
+  readonly unique: boolean
+  /** For `date`, `dateTime` and `timestamp` fields: how SQLite stores them (`isoText` unless configured). */
+  readonly storage: TemporalStorage
+  /** The database computes the column: never written. */
+  readonly generated: boolean
+  /** The value the router writes on create / on update, if any. */
+  readonly onCreate?: ManagedValue
+  readonly onUpdate?: ManagedValue
 }
 
 /** A one-to-many alias: the items of `related` whose `foreignKey` holds this item's primary key. */

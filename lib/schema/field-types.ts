@@ -3,7 +3,7 @@ import type { FieldType } from '../types'
 import { parseDate, parseDateTime, parseTime, parseTimestamp } from './temporal'
 
 /** What filter operators and search may do with a type. */
-export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid'
+export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid' | 'array'
 
 /** The field facts a type's rules may need. */
 export interface TypedField {
@@ -11,6 +11,10 @@ export interface TypedField {
   readonly maxLength?: number
   readonly scale?: number
   readonly precision?: number
+  /** For `array` fields: the elements' type. */
+  readonly elementType?: FieldType
+  /** For text fields: the only values accepted. */
+  readonly enum?: readonly string[]
 }
 
 /** A canonical value as the comparisons of this table see it. */
@@ -158,7 +162,12 @@ const stringSpec = (): FieldTypeSpec => ({
   family: 'string',
   text: true,
   keyable: true,
-  jsonSchema: (field) => ({ type: 'string', noNul: true, ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }) }),
+  jsonSchema: (field) => ({
+    type: 'string',
+    noNul: true,
+    ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }),
+    ...(field.enum === undefined ? {} : { enum: [...field.enum] }),
+  }),
   fromJson: (value) =>
     typeof value === 'string' ? (unstorableText(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
   fromText: (text) => (unstorableText(text) ? undefined : text),
@@ -280,7 +289,55 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromText: (text) => (UUID_TEXT.test(text) ? text.toLowerCase() : undefined),
     fromDatabase: (raw) => String(raw).toLowerCase(),
   },
+  array: arraySpec(),
 })
+
+/** The element type's rules of an array field. */
+export const elementSpec = (field: TypedField): FieldTypeSpec => FIELD_TYPES[field.elementType ?? 'string']
+
+/** The element types an array field may have. */
+export const ARRAY_ELEMENT_TYPES: readonly FieldType[] = [
+  'string',
+  'text',
+  'integer',
+  'bigInteger',
+  'float',
+  'decimal',
+  'boolean',
+  'date',
+  'dateTime',
+  'timestamp',
+  'time',
+  'uuid',
+]
+
+/**
+ * A PostgreSQL array: a JSON array of the element type's values. Its elements are read as text (see the
+ * dialect's `readArray`), each parsed by the element type, so the answer does not depend on pg's array parsers.
+ */
+function arraySpec(): FieldTypeSpec {
+  const elements = (value: unknown, each: (element: unknown) => unknown): unknown[] | undefined => {
+    if (!Array.isArray(value)) return undefined
+    const mapped = value.map((element) => (element === null ? null : each(element)))
+    return mapped.includes(undefined) ? undefined : mapped
+  }
+  return {
+    ...plain,
+    family: 'array',
+    jsonSchema: (field) => {
+      const element = elementSpec(field)
+      return { type: 'array', items: { anyOf: [element.jsonSchema({ ...field, type: field.elementType ?? 'string' }), { type: 'null' }] } }
+    },
+    // A filter value (`_contains`) is one element; see parse-filter.
+    fromJson: (value) => value,
+    fromText: (text) => text,
+    fromDatabase: (raw, field) => {
+      const element = elementSpec(field)
+      const list = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw
+      return elements(list, (item) => element.fromDatabase(item, { ...field, type: field.elementType ?? 'string' })) ?? raw
+    },
+  }
+}
 
 function booleanFromText(text: string): boolean | undefined {
   switch (text.toLowerCase()) {
