@@ -26,8 +26,7 @@ function selects(selection: TableSelection | undefined, table: string): boolean 
 
 /** The field a column reads as. */
 export function fieldOf(column: CatalogColumn, primaryKey: boolean): ScalarFieldDefinition {
-  // The router's `enum` applies to string fields; SQLite's `text check (x in (...))` is one too.
-  const field: Record<string, unknown> = { type: column.enum && column.type === 'text' ? 'string' : column.type }
+  const field: Record<string, unknown> = { type: column.type }
   if (column.elementType) field.elementType = column.elementType
   if (primaryKey) field.primaryKey = true
   if (primaryKey && column.autoIncrement) field.autoIncrement = true

@@ -139,7 +139,9 @@ export async function createLegacySchema(knex: Knex, dialect: DialectName): Prom
     { name: 'Biology', parent_id: 1 },
   ])
   const tags = (list: string[]): unknown => (dialect === 'postgres' ? list : JSON.stringify(list))
-  // On SQLite knex stores these JS Dates as epoch milliseconds, as it would for any host code.
+  // On SQLite knex stores JS Dates as epoch milliseconds, as it would for any host code. mysql2 would write a Date
+  // in the process's zone, so MySQL gets the UTC wall clock its TIMESTAMP (read in a UTC session) stands for.
+  const at = (iso: string): unknown => (dialect === 'mysql' ? iso.slice(0, 19).replace('T', ' ') : new Date(iso))
   await knex('BlogPost').insert([
     {
       title: 'Engines',
@@ -147,7 +149,7 @@ export async function createLegacySchema(knex: Knex, dialect: DialectName): Prom
       price: '12.50',
       rating: 5,
       tags: tags(['math', 'history']),
-      published_at: new Date('2025-06-01T08:00:00Z'),
+      published_at: at('2025-06-01T08:00:00Z'),
       author_id: ADA,
       category_id: 1,
     },
@@ -157,7 +159,7 @@ export async function createLegacySchema(knex: Knex, dialect: DialectName): Prom
       price: '9.99',
       rating: 4,
       tags: tags(['code']),
-      published_at: new Date('2025-07-15T12:30:00Z'),
+      published_at: at('2025-07-15T12:30:00Z'),
       author_id: GRACE,
       reviewer_id: ADA,
       category_id: 2,

@@ -1,10 +1,10 @@
 // What a database's catalog says about its tables, in one shape for the three databases; each
 // `*-catalog.ts` reads its own catalog into it. lib/schema/read-collections.ts turns it into collections.
 import type { Knex } from 'knex'
-import type { FieldType } from '../../types'
+import type { FieldType, OnDeleteAction } from '../../types'
 
 /** A foreign key's ON DELETE action, in the router's spelling. */
-export type DeleteAction = 'noAction' | 'restrict' | 'cascade' | 'setNull' | 'setDefault'
+export type DeleteAction = OnDeleteAction
 
 export interface CatalogColumn {
   readonly name: string
