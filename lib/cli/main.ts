@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `express-items-router` command: `introspect` writes the collections of an existing database as a TypeScript module.
 import { writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import knexFactory, { type Knex } from 'knex'
 import { readCatalog } from '../repository/dialects/read-catalog'
@@ -43,7 +44,8 @@ function describeSource(client: string, connection: string): string {
 async function format(source: string, file: string): Promise<string> {
   let prettier: { format(source: string, options: object): Promise<string>; resolveConfig(file: string): Promise<object | null> }
   try {
-    prettier = require(require.resolve('prettier', { paths: [process.cwd()] })) as typeof prettier
+    // The project's own copy, from where the command runs: prettier is no dependency of this package.
+    prettier = createRequire(join(process.cwd(), 'package.json'))('prettier') as typeof prettier
   } catch {
     return source
   }
