@@ -27,7 +27,7 @@ function checkType(field: LooseField, column: CatalogColumn): string | null {
       : `declared ${String(field.type)}${field.type === 'array' ? ` of ${String(field.elementType)}` : ''}, the column is ${column.dbType}`
   }
   if (column.accepts.includes(field.type as never)) return null
-  return `declared ${String(field.type)}, the column is ${column.dbType}${column.type ? ` (a ${column.type} field)` : ''}`
+  return `declared ${String(field.type)}, the column is ${column.dbType}${column.type ? ` (read as ${column.type})` : ''}`
 }
 
 function checkColumn(field: LooseField, column: CatalogColumn): string[] {

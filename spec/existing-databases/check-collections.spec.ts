@@ -62,7 +62,7 @@ forEachDialect((ctx) => {
         ...(ctx.name === 'sqlite'
           ? []
           : [
-              `BlogPost.title: declared json, the column is ${ctx.name === 'postgres' ? 'character varying' : 'varchar'}(200) (a string field)`,
+              `BlogPost.title: declared json, the column is ${ctx.name === 'postgres' ? 'character varying' : 'varchar'}(200) (read as string)`,
             ]),
         "BlogPost.price: scale not declared, the column's is 2",
         'BlogPost.author_id: the column has a foreign key to Author; declare references',
