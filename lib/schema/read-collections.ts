@@ -8,6 +8,7 @@ import type {
   Collections,
   DatabaseDescription,
   FieldDefinition,
+  FieldType,
   ReadCollectionsOptions,
   ScalarFieldDefinition,
   SkippedTable,
@@ -24,9 +25,9 @@ function selects(selection: TableSelection | undefined, table: string): boolean 
   return typeof selection === 'function' ? selection(table) : selection.includes(table)
 }
 
-/** The field a column reads as. */
-export function fieldOf(column: CatalogColumn, primaryKey: boolean): ScalarFieldDefinition {
-  const field: Record<string, unknown> = { type: column.type }
+/** The field a column of a known type reads as. */
+function fieldOf(column: CatalogColumn & { type: FieldType }, primaryKey: boolean): ScalarFieldDefinition {
+  const field: ScalarFieldDefinition = { type: column.type }
   if (column.elementType) field.elementType = column.elementType
   if (primaryKey) field.primaryKey = true
   if (primaryKey && column.autoIncrement) field.autoIncrement = true
@@ -41,7 +42,7 @@ export function fieldOf(column: CatalogColumn, primaryKey: boolean): ScalarField
   if (column.unique && !primaryKey) field.unique = true
   if (column.generated) Object.assign(field, { generated: true, readonly: true })
   if (column.storage) field.storage = column.storage
-  return field as unknown as ScalarFieldDefinition
+  return field
 }
 
 /** Why a table cannot be a collection, or null. A view needs `viewKeys` to name its key. */
@@ -69,12 +70,16 @@ function readFields(table: CatalogTable, key: string, reading: Reading): Fields 
   const fields: Fields = {}
   for (const column of table.columns) {
     if (reading.removed(table.name, column.name)) continue
-    if (column.type === null || (column.type === 'array' && column.elementType === undefined)) {
+    const { type } = column
+    if (type === null || (type === 'array' && column.elementType === undefined)) {
       reading.skipped.push({ table: table.name, column: column.name, reason: `type ${column.dbType} has no field type` })
       continue
     }
     // A view is never written, so its defaults mean nothing to the router.
-    const field = fieldOf(table.view ? { ...column, default: undefined, defaultExpression: undefined } : column, column.name === key)
+    const field = fieldOf(
+      table.view ? { ...column, type, default: undefined, defaultExpression: undefined } : { ...column, type },
+      column.name === key,
+    )
     fields[column.name] = table.view ? { ...field, readonly: true } : field
   }
   return fields
@@ -138,9 +143,8 @@ function applyOverrides(collections: Record<string, CollectionDefinition>, optio
   }
 }
 
-/** The collections the database's tables make, and what was left out of them, with the reason. */
-export async function describeDatabase(knex: Knex, options: ReadCollectionsOptions = {}): Promise<DatabaseDescription> {
-  const catalog = await readCatalog(knex, options.schema)
+/** The collections a catalog's tables make, and what was left out of them, with the reason. */
+export function collectionsFromCatalog(catalog: readonly CatalogTable[], options: ReadCollectionsOptions = {}): DatabaseDescription {
   const removals = options.overrides ?? {}
   const reading: Reading = {
     tables: new Map(catalog.map((table) => [table.name, table])),
@@ -163,6 +167,11 @@ export async function describeDatabase(knex: Knex, options: ReadCollectionsOptio
   }
   applyOverrides(collections, options)
   return { collections, skipped: reading.skipped }
+}
+
+/** The collections the database's tables make, and what was left out of them, with the reason. */
+export async function describeDatabase(knex: Knex, options: ReadCollectionsOptions = {}): Promise<DatabaseDescription> {
+  return collectionsFromCatalog(await readCatalog(knex, options.schema), options)
 }
 
 /**

@@ -11,7 +11,7 @@ export interface CatalogColumn {
   /** The type as the database spells it (`numeric(10,2)`, `text[]`, `enum('a','b')`), for reports and comments. */
   readonly dbType: string
   /** The field type the column reads as, or null when none fits (the column is then left out and reported). */
-  readonly type: FieldType | 'array' | null
+  readonly type: FieldType | null
   /** For `array` columns: the element's field type. */
   readonly elementType?: FieldType
   /** Every field type a hand-written configuration may give the column (checkCollections); `type` among them. */
@@ -74,7 +74,7 @@ export function deleteAction(rule: string): DeleteAction {
 const TEXTUAL: readonly FieldType[] = ['string', 'text']
 
 /** The field types a configuration may give a column whose type reads as `type`. */
-export function acceptedTypes(type: FieldType | 'array' | null, extra: readonly FieldType[] = []): FieldType[] {
+export function acceptedTypes(type: FieldType | null, extra: readonly FieldType[] = []): FieldType[] {
   const base: FieldType[] = type === null || type === 'array' ? [] : [type]
   if (type === 'string' || type === 'text') base.push(...TEXTUAL)
   if (type === 'integer' || type === 'bigInteger') base.push('integer', 'bigInteger')
@@ -85,7 +85,7 @@ export function acceptedTypes(type: FieldType | 'array' | null, extra: readonly 
  * A constant default in the API's form, from the literal text the catalog holds (quotes and casts removed), or
  * undefined when the text is no constant of the type.
  */
-export function literalDefault(text: string, type: FieldType | 'array' | null): unknown {
+export function literalDefault(text: string, type: FieldType | null): unknown {
   switch (type) {
     case 'integer':
     case 'float':

@@ -114,11 +114,7 @@ interface ForeignKeyRow {
  * MariaDB quotes string defaults (`'draft'`), spells a null default `NULL` and an expression as written
  * (`current_timestamp()`); MySQL 8 leaves strings unquoted and marks expressions DEFAULT_GENERATED in EXTRA.
  */
-function parseDefault(
-  row: ColumnRow,
-  type: FieldType | 'array' | null,
-  mariadb: boolean,
-): Pick<CatalogColumn, 'default' | 'defaultExpression'> {
+function parseDefault(row: ColumnRow, type: FieldType | null, mariadb: boolean): Pick<CatalogColumn, 'default' | 'defaultExpression'> {
   const text = row.column_default
   if (text === null || text === 'NULL') return {}
   let literal: string | undefined

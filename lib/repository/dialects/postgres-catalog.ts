@@ -120,7 +120,7 @@ interface ForeignKeyRow {
 }
 
 /** A default's text as pg_get_expr prints it: `'draft'::character varying`, `(-1)`, `nextval(...)`, `now()`. */
-function parseDefault(expression: string | null, type: FieldType | 'array' | null): Pick<CatalogColumn, 'default' | 'defaultExpression'> {
+function parseDefault(expression: string | null, type: FieldType | null): Pick<CatalogColumn, 'default' | 'defaultExpression'> {
   if (expression === null || /^NULL(::.*)?$/i.test(expression)) return {}
   const quoted = /^'((?:[^']|'')*)'(?:::[\w\s."[\]()]+)?$/.exec(expression)
   const bare = /^\(?([-+]?[\d.]+|true|false)\)?(?:::[\w\s]+)?$/i.exec(expression)
@@ -141,7 +141,7 @@ function modifiers(typname: string, typmod: number): Pick<CatalogColumn, 'maxLen
 function toColumn(row: ColumnRow, primaryKey: readonly string[], unique: ReadonlySet<string>): CatalogColumn {
   const enumValues = row.typtype === 'e' && row.enum_values ? row.enum_values : undefined
   const elementType = row.elem_typname === null ? undefined : TYPES[row.elem_typname]
-  const type: FieldType | 'array' | null =
+  const type: FieldType | null =
     row.elem_typname !== null ? (elementType ? 'array' : null) : enumValues ? 'string' : (TYPES[row.typname] ?? null)
   const sequence = row.default_expr?.startsWith('nextval(') === true
   const single = primaryKey.length === 1 && primaryKey[0] === row.column
