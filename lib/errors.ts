@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'NOT_NULL_VIOLATION'
   | 'VALUE_TOO_LONG'
   | 'VALUE_OUT_OF_RANGE'
+  | 'CONSTRAINT_VIOLATION'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_CONTENT'
   | 'CONFLICT'
@@ -38,6 +39,8 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   NOT_NULL_VIOLATION: 400,
   VALUE_TOO_LONG: 400,
   VALUE_OUT_OF_RANGE: 400,
+  // A CHECK (or exclusion) constraint of the database refused the values; `extensions.constraint` names it.
+  CONSTRAINT_VIOLATION: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE_CONTENT: 422,
   CONFLICT: 409,

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
-import { errorHandler } from './errors'
+import { ConfigError, errorHandler } from './errors'
 import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
@@ -28,7 +28,7 @@ import {
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
-import { dialectOf } from './repository/dialects'
+import { dialectOf, type Dialect } from './repository/dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
 import { ItemsRepository } from './repository/items-repository'
 import { mapFault } from './repository/map-db-error'
@@ -36,7 +36,7 @@ import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
 import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
-import type { Collection } from './schema/collection'
+import type { Collection, Schema } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
 import type { Collections, ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
@@ -69,6 +69,20 @@ function parserLimits(config: RouterConfig): ParserLimits {
   }
 }
 
+/** Array fields need a database with array columns (PostgreSQL): elsewhere a definite configuration mistake. */
+function checkArrays(schema: Schema, dialect: Dialect): void {
+  if (dialect.arrays !== null) return
+  for (const collection of schema.collections.values()) {
+    const field = collection.fields.find((each) => each.type === 'array')
+    if (field) {
+      throw new ConfigError(
+        'CONFIG_BAD_FIELD',
+        `collections.${collection.name}.fields.${field.name}: array fields need PostgreSQL; ${dialect.name} has no array columns`,
+      )
+    }
+  }
+}
+
 /**
  * Creates the Express router serving `/items/...` and `/versions/...` for the configured collections.
  * Synchronous; throws a `ConfigError` for options that cannot work. Mount it anywhere:
@@ -78,6 +92,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
   const schema = buildSchema(options.collections, config.limits)
+  checkArrays(schema, dialect)
   const parser = parserLimits(config)
   const access: AccessSetup = {
     schema,

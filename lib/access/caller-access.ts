@@ -93,7 +93,8 @@ export class CallerAccess {
     private readonly grants: ReadonlyMap<Collection, ReadGrant | null>,
     /** For the rules' own filters: every field, the caller's variables. */
     private readonly limits: FilterLimits,
-    private readonly now: Date,
+    /** The request's instant: `$NOW`, and the `onCreate` / `onUpdate: 'now'` values. */
+    readonly now: Date,
   ) {
     this.view = this.readView()
   }

@@ -22,8 +22,10 @@ export interface OperatorSpec {
 const EQUALITY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'uuid']
 const ORDERED: readonly TypeFamily[] = ['number', 'temporal']
 const LISTED: readonly TypeFamily[] = ['string', 'number', 'temporal', 'uuid']
-const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid']
+const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array']
 const TEXT: readonly TypeFamily[] = ['string']
+/** `_contains` / `_ncontains` on an array test whether it holds an element; `_empty` whether it has none. */
+const TEXT_OR_ARRAY: readonly TypeFamily[] = ['string', 'array']
 
 const pattern = <const P extends PatternSpec>(spec: P) => ({ takes: 'value', on: TEXT, pattern: spec }) as const
 
@@ -38,10 +40,10 @@ export const OPERATORS = Object.freeze({
   _nin: { takes: 'list', on: LISTED },
   _null: { takes: 'flag', on: ANY },
   _nnull: { takes: 'flag', on: ANY },
-  _empty: { takes: 'flag', on: TEXT },
-  _nempty: { takes: 'flag', on: TEXT },
-  _contains: pattern({ anchor: 'contains', insensitive: false, negate: false }),
-  _ncontains: pattern({ anchor: 'contains', insensitive: false, negate: true }),
+  _empty: { takes: 'flag', on: TEXT_OR_ARRAY },
+  _nempty: { takes: 'flag', on: TEXT_OR_ARRAY },
+  _contains: { ...pattern({ anchor: 'contains', insensitive: false, negate: false }), on: TEXT_OR_ARRAY },
+  _ncontains: { ...pattern({ anchor: 'contains', insensitive: false, negate: true }), on: TEXT_OR_ARRAY },
   _icontains: pattern({ anchor: 'contains', insensitive: true, negate: false }),
   _nicontains: pattern({ anchor: 'contains', insensitive: true, negate: true }),
   _starts_with: pattern({ anchor: 'starts', insensitive: false, negate: false }),

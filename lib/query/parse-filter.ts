@@ -1,11 +1,11 @@
 // Parses ?filter (bracket or JSON form) into a FilterNode tree of schema fields and canonical values.
 import { InvalidQueryError } from '../errors'
 import type { Collection, Field, O2MRelation } from '../schema/collection'
-import { FIELD_TYPES } from '../schema/field-types'
+import { elementSpec, FIELD_TYPES } from '../schema/field-types'
 import type { SchemaView } from './schema-view'
 import { both, NO_ROWS } from './filter-node'
 import { resolveNow } from '../schema/temporal'
-import { isFilterOperator, OPERATORS, takes, type FilterOperator, type FlagOperator, type OperatorSpec } from './operators'
+import { isFilterOperator, OPERATORS, patternOf, takes, type FilterOperator, type FlagOperator, type OperatorSpec } from './operators'
 import { isFunctionCall, parseFunction } from './parse-function'
 import { parseObjectParam } from './parse-object-param'
 import type { FilterNode, FunctionComparisonNode, Scalar } from './filter-node'
@@ -57,7 +57,8 @@ function describeValue(raw: unknown): string {
 function coerce(field: Field, operator: FilterOperator, raw: unknown, state: FilterState): Scalar {
   if (raw === null || raw === 'null') return null
   if (typeof raw === 'object') throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
-  const spec = field.spec
+  // An array's comparisons (`_contains`) take one of its elements.
+  const spec = field.type === 'array' ? elementSpec(field) : field.spec
   if (typeof raw === 'string' && spec.fromNow && raw.trim().toUpperCase().startsWith('$NOW')) {
     const now = resolveNow(raw, state.now)
     if (now === null) throw new InvalidQueryError(`${describeValue(raw)} is not a valid $NOW expression`)
@@ -65,7 +66,11 @@ function coerce(field: Field, operator: FilterOperator, raw: unknown, state: Fil
   }
   const value = typeof raw === 'string' ? spec.fromText(raw) : spec.fromJson(raw)
   if (value === undefined) {
-    throw new InvalidQueryError(`${describeValue(raw)} is not a valid ${field.type} value for field "${field.name}"`)
+    throw new InvalidQueryError(`${describeValue(raw)} is not a valid ${field.elementType ?? field.type} value for field "${field.name}"`)
+  }
+  // A value outside an enum matches no row; PostgreSQL would refuse to compare its enum type with it.
+  if (field.enum !== undefined && !patternOf(operator) && !field.enum.includes(value as string)) {
+    throw new InvalidQueryError(`${describeValue(raw)} is not one of the values of field "${field.name}" (${field.enum.join(', ')})`)
   }
   return value as Scalar
 }

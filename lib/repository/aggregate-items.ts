@@ -5,7 +5,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
 import type { Dialect, SqlFragment } from './dialects'
-import { fromStorage } from './storage'
+import { columnValue, fromStorage } from './storage'
 
 /**
  * Each function over the column placeholder `??`. Averages are taken over doubles (MySQL would answer a
@@ -40,7 +40,8 @@ const aggregateAlias = (index: number): string => `__items_aggregate_${index}`
 function groupExpression(group: GroupNode, table: string, dialect: Dialect): SqlFragment {
   if (group.operand) return compileDatePart(group.operand, table, dialect)
   const text = group.field.spec.text
-  return { sql: text ? dialect.exactTextValue('??') : '??', bindings: [`${table}.${group.field.column}`] }
+  const column = columnValue(group.field, `${table}.${group.field.column}`, dialect)
+  return text ? { sql: dialect.exactTextValue(column.sql), bindings: column.bindings } : column
 }
 
 /** A group key as selected: read through the dialect's text cast where the type needs it, like any column. */
@@ -56,7 +57,11 @@ function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): 
   const sql = aggregateSql({ ...node, field: node.field }, dialect)
   // min and max keep the field's type, so they read through the same text cast as the column itself.
   const cast = (node.fn === 'min' || node.fn === 'max') && dialect.readAsText.has(node.field.type)
-  return { sql: cast ? dialect.textCast.replace('??', sql) : sql, bindings: [`${table}.${node.field.column}`] }
+  const column = columnValue(node.field, `${table}.${node.field.column}`, dialect)
+  // `sql` names the column once, as `??`; a stored temporal's reading takes its place.
+  const [before, after] = [sql.slice(0, sql.indexOf('??')), sql.slice(sql.indexOf('??') + 2)]
+  const applied = `${before}${column.sql}${after}`
+  return { sql: cast ? dialect.textCast.replace('??', applied) : applied, bindings: column.bindings }
 }
 
 /**

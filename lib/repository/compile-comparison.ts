@@ -24,6 +24,8 @@ export interface ComparisonTarget {
    */
   readonly exact: string | null
   readonly dialect: Dialect
+  /** The target is an array column: `_contains` / `_ncontains` test an element, `_empty` its length. */
+  readonly array: boolean
   /** A canonical value as the parameter bound for the target. */
   store(value: unknown): Knex.Value
 }
@@ -47,6 +49,7 @@ function compared(target: ComparisonTarget, operator: '=' | '<>' | '<' | '<=' | 
 function pattern(operator: PatternOperator): (target: ComparisonTarget, value: Value) => SqlFragment {
   const spec = patternOf(operator)!
   return (target, value) => {
+    if (target.array) return target.dialect.arrays!.contains(target.lhs, value, spec.negate)
     if (target.column === null) throw new Error(`"${operator}" applies to text columns only`)
     return target.dialect.pattern(target.column, String(value), spec)
   }
@@ -55,11 +58,16 @@ function pattern(operator: PatternOperator): (target: ComparisonTarget, value: V
 const FLAG: Readonly<Record<FlagOperator, (target: ComparisonTarget) => SqlFragment>> = {
   _null: ({ lhs }) => fragment(`${lhs.sql} is null`, lhs.bindings),
   _nnull: ({ lhs }) => fragment(`${lhs.sql} is not null`, lhs.bindings),
-  _empty: ({ lhs, exact }) => fragment(`(${lhs.sql} is null or ${lhs.sql} = ${exact ?? '?'})`, [...lhs.bindings, ...lhs.bindings, '']),
-  _nempty: ({ lhs, exact }) =>
-    exact === null
-      ? fragment(`${lhs.sql} is not null and ${lhs.sql} <> ?`, [...lhs.bindings, ...lhs.bindings, ''])
-      : fragment(`${lhs.sql} <> ${exact}`, [...lhs.bindings, '']),
+  _empty: ({ lhs, exact, array, dialect }) =>
+    array
+      ? dialect.arrays!.empty(lhs, false)
+      : fragment(`(${lhs.sql} is null or ${lhs.sql} = ${exact ?? '?'})`, [...lhs.bindings, ...lhs.bindings, '']),
+  _nempty: ({ lhs, exact, array, dialect }) =>
+    array
+      ? dialect.arrays!.empty(lhs, true)
+      : exact === null
+        ? fragment(`${lhs.sql} is not null and ${lhs.sql} <> ?`, [...lhs.bindings, ...lhs.bindings, ''])
+        : fragment(`${lhs.sql} <> ${exact}`, [...lhs.bindings, '']),
 }
 
 /** `_eq` / `_neq` with null are IS NULL / IS NOT NULL. */

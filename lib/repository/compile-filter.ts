@@ -7,7 +7,7 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { CountJoins } from './count-joins'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from './dialects'
-import { toStorage } from './storage'
+import { columnValue, toComparable, toStorage } from './storage'
 
 type Where = Knex.QueryBuilder
 
@@ -15,17 +15,19 @@ const MATCH_NOTHING = '1 = 0'
 
 function columnTarget(field: Field, dialect: Dialect): ComparisonTarget {
   return {
-    lhs: { sql: '??', bindings: [field.column] },
+    lhs: columnValue(field, field.column, dialect),
     column: field.column,
     exact: field.spec.text ? dialect.exactText : null,
     dialect,
-    store: (value) => toStorage(field, value, dialect),
+    array: field.type === 'array',
+    // An array's comparisons take one element, bound as it is.
+    store: (value) => (field.type === 'array' ? (value as Knex.Value) : toComparable(field, value, dialect)),
   }
 }
 
 function operandTarget(operand: SqlFragment, dialect: Dialect): ComparisonTarget {
   // Function values are integers, bound as they are.
-  return { lhs: operand, column: null, exact: null, dialect, store: (value) => value as Knex.Value }
+  return { lhs: operand, column: null, exact: null, dialect, array: false, store: (value) => value as Knex.Value }
 }
 
 function where(qb: Where, { sql, bindings }: SqlFragment): void {
@@ -33,7 +35,7 @@ function where(qb: Where, { sql, bindings }: SqlFragment): void {
 }
 
 export function compileDatePart(operand: DatePartOperand, table: string, dialect: Dialect): SqlFragment {
-  return dialect.datePart(operand.part, operand.field.type, { sql: '??', bindings: [`${table}.${operand.field.column}`] })
+  return dialect.datePart(operand.part, operand.field.type, columnValue(operand.field, `${table}.${operand.field.column}`, dialect))
 }
 
 /** Starts a subquery on the same connection as `qb`. */

@@ -10,7 +10,7 @@ import { compileFilter, compileOperand, compileSearch } from './compile-filter'
 import { CountJoins } from './count-joins'
 import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
-import { fromStorage, selectColumn, toStorage } from './storage'
+import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -30,14 +30,16 @@ const functionColumn = (output: string): string => `__items_fn_${output}`
  */
 function sortExpression(knex: Knex, collection: Collection, node: SortNode, dialect: Dialect, joins?: CountJoins): SqlFragment {
   if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder(), joins)
-  let value: SqlFragment = { sql: '??', bindings: [`${collection.table}.${node.path[0]?.field.column ?? node.field.column}`] }
+  const first = node.path[0]?.field ?? node.field
+  let value: SqlFragment = columnValue(first, `${collection.table}.${first.column}`, dialect)
   node.path.forEach(({ related, scope }, index) => {
     const alias = `__items_sort_${index + 1}`
-    const next = node.path[index + 1]?.field.column ?? node.field.column
+    const next = node.path[index + 1]?.field ?? node.field
+    const read = columnValue(next, `${alias}.${next.column}`, dialect)
     const hop = knex
       .queryBuilder()
       .from({ [alias]: related.table })
-      .select(`${alias}.${next}`)
+      .select(knex.raw(read.sql, read.bindings as Knex.RawBinding[]))
       .whereRaw(`?? = ${value.sql}`, [`${alias}.${related.primaryKey.column}`, ...value.bindings])
     if (scope) compileFilter(hop, scope, dialect, alias)
     value = { sql: '?', bindings: [hop] }

@@ -149,6 +149,7 @@ export class ItemsRepository {
   /** Deletes the items with these keys. */
   async delete(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
+    await this.checkUnreferenced(trx, collection, keys)
     for (const part of chunk(keys, this.dialect.maxParameters)) {
       await trx(collection.table)
         .whereIn(
@@ -156,6 +157,40 @@ export class ItemsRepository {
           part.map((key) => toStorage(pk, key, this.dialect)),
         )
         .delete()
+    }
+  }
+
+  /**
+   * Refuses the delete (400 `INVALID_FOREIGN_KEY`, nothing deleted) when a row still references one of `keys`
+   * through a many-to-one whose `onDelete` is `noAction` or `restrict`. The database would refuse too where it
+   * enforces the key; SQLite does only under `PRAGMA foreign_keys`, which the host may not set. Rows of the
+   * same collection that are deleted with it do not count (a subtree deleted at once). One statement per such
+   * field and chunk of keys.
+   */
+  private async checkUnreferenced(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+    const pk = collection.primaryKey
+    const stored = keys.map((key) => toStorage(pk, key, this.dialect))
+    const deleted = new Set(keys.map(keyId))
+    for (const field of collection.restrictedBy) {
+      const referencing = field.collection
+      for (const part of chunk(stored, this.dialect.maxParameters)) {
+        let referenced: boolean
+        if (referencing === collection) {
+          // A row of the batch itself may point at another one; more such rows than keys cannot all be in it.
+          const rows = (await trx(referencing.table)
+            .select(pk.column)
+            .whereIn(field.column, part)
+            .limit(keys.length + 1)) as Record<string, unknown>[]
+          referenced = rows.some((row) => !deleted.has(keyId(fromStorage(pk, row[pk.column], this.dialect) as PrimaryKey)))
+        } else {
+          referenced = (await trx(referencing.table).first(field.column).whereIn(field.column, part)) !== undefined
+        }
+        if (referenced) {
+          throw new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', {
+            collection: collection.name,
+          })
+        }
+      }
     }
   }
 

@@ -11,6 +11,7 @@ const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
   VALUE_TOO_LONG: 'Value is too long',
   VALUE_OUT_OF_RANGE: 'Value is out of range',
   INVALID_PAYLOAD: 'Invalid payload. A value has the wrong format for its column.',
+  CONSTRAINT_VIOLATION: 'The values break a constraint of the table',
 }
 
 /** Returns the API error for a driver error, or the error itself when it is not one a client can cause. */
@@ -29,6 +30,7 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
     // A duplicate may be a row the caller cannot read, so its value is never echoed: a unique error carries
     // the same fields on every database whether or not the driver names the value.
     ...(field && mapped.value !== undefined && mapped.code !== 'RECORD_NOT_UNIQUE' ? { value: mapped.value } : {}),
+    ...(mapped.constraint === undefined ? {} : { constraint: mapped.constraint }),
   }
   if (mapped.referenced) {
     return new ItemsError('INVALID_FOREIGN_KEY', 'Invalid foreign key: other items still reference this item.', extensions, {
@@ -36,7 +38,8 @@ export function mapDbError(error: unknown, collection: Collection, dialect: Dial
     })
   }
   const base = MESSAGES[mapped.code] ?? mapped.code
-  const message = mapped.code === 'INVALID_PAYLOAD' ? base : `${base}${field ? ` (field "${field}")` : ''}.`
+  const named = field ? ` (field "${field}")` : mapped.constraint === undefined ? '' : ` (constraint "${mapped.constraint}")`
+  const message = mapped.code === 'INVALID_PAYLOAD' ? (field ? `${base.slice(0, -1)} (field "${field}").` : base) : `${base}${named}.`
   return new ItemsError(mapped.code, message, extensions, { cause: error })
 }
 

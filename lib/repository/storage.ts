@@ -1,10 +1,13 @@
 // Converts canonical API values to bound parameters, and selects columns so they read back canonically.
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
-import type { Dialect } from './dialects'
+import type { Dialect, SqlFragment } from './dialects'
 
-/** A canonical value (see schema/field-types.ts) as the parameter bound for `field`'s column. */
-export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.Value {
+/**
+ * A canonical value as bound in a comparison with `columnValue(field)`: the form the router writes by default,
+ * which is also what a column stored in another form (`storage`) is read as.
+ */
+export function toComparable(field: Field, value: unknown, dialect: Dialect): Knex.Value {
   if (value === null || value === undefined) return null
   switch (field.type) {
     case 'dateTime':
@@ -13,13 +16,40 @@ export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.
       return dialect.timestampToStorage(String(value))
     case 'json':
       return JSON.stringify(value)
+    case 'array':
+      return dialect.arrays!.toStorage(value as unknown[])
     default:
       return value as Knex.Value
   }
 }
 
+/** A canonical value (see schema/field-types.ts) as the parameter written to `field`'s column. */
+export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.Value {
+  const comparable = toComparable(field, value, dialect)
+  return field.storage === 'isoText' || comparable === null
+    ? comparable
+    : dialect.temporalToStorage(field.type, field.storage, String(comparable))
+}
+
+/**
+ * What the SQL of a read reads, compares, sorts and groups for `field`'s `column` (bare or table-qualified):
+ * the column itself, or for a temporal field stored in another form the dialect's canonical reading of it.
+ */
+export function columnValue(field: Field, column: string, dialect: Dialect): SqlFragment {
+  const plain: SqlFragment = { sql: '??', bindings: [column] }
+  return field.storage === 'isoText' ? plain : dialect.storedTemporal(field.type, plain)
+}
+
 /** A column in a SELECT list, aliased to the field's name. */
 export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string | Knex.Raw {
+  if (field.type === 'array') {
+    const { sql, bindings } = dialect.arrays!.select(field.column)
+    return knex.raw(`${sql} as ??`, [...bindings, field.name])
+  }
+  if (field.storage !== 'isoText') {
+    const { sql, bindings } = columnValue(field, field.column, dialect)
+    return knex.raw(`${sql} as ??`, [...bindings, field.name])
+  }
   return dialect.readAsText.has(field.type)
     ? knex.raw(`${dialect.textCast} as ??`, [field.column, field.name])
     : `${field.column} as ${field.name}`

@@ -245,6 +245,7 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
     members,
     limits: resolveLimits(definition, routerLimits, where),
     schemaFragment: definition.schema,
+    restrictedBy: [],
   } as unknown as Draft<Collection>
   for (const [fieldName, fieldDefinition] of Object.entries(definition.fields)) {
     members.set(fieldName, buildMember(collection, fieldName, fieldDefinition, pending))
@@ -270,6 +271,7 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
       )
     }
     field.references = target
+    if (field.onDelete === 'noAction' || field.onDelete === 'restrict') (target.restrictedBy as Field[]).push(field)
   }
   for (const [relation, names] of pending.o2m) {
     const where = fieldWhere(relation.collection.name, relation.name)
@@ -299,6 +301,7 @@ export function buildSchema(definitions: unknown, routerLimits: Limits): Schema 
   }
   resolveReferences(collections, pending)
   for (const collection of collections.values()) {
+    Object.freeze(collection.restrictedBy)
     for (const member of collection.members.values()) Object.freeze(member)
     Object.freeze(collection)
   }

@@ -75,6 +75,11 @@ export interface Collection {
   readonly limits: Limits
   /** The collection's JSON Schema fragment, if any. */
   readonly schemaFragment?: Record<string, unknown>
+  /**
+   * The many-to-one fields (of any collection, this one included) that point here with `onDelete: 'noAction'`
+   * or `'restrict'`: a delete checks them first, so it is refused even where the database does not enforce them.
+   */
+  readonly restrictedBy: readonly Field[]
 }
 
 export interface Schema {

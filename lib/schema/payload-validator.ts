@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats'
 import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../errors'
 import type { WriteAction } from '../types'
 import type { Collection, Field } from './collection'
-import { decimalIntegerDigits, decimalPlaces, TEMPORAL_FORMATS, unstorableText, validInt64 } from './field-types'
+import { decimalIntegerDigits, decimalPlaces, elementSpec, TEMPORAL_FORMATS, unstorableText, validInt64 } from './field-types'
 import { jsonValueProblem } from './json-value'
 
 /** The writes that carry a payload. */
@@ -14,20 +14,44 @@ export type PayloadAction = Exclude<WriteAction, 'delete'>
 /** A validated payload: field to canonical value. */
 export type Payload = Map<Field, unknown>
 
+/**
+ * Who wrote a payload: a `client` may not set `readonly` fields; the `server` side (presets, declarative values,
+ * before hooks, over a client payload already checked) may, but no one writes a `generated` column.
+ */
+export type PayloadWriter = 'client' | 'server'
+
 export interface PayloadValidator {
   /**
    * Validates one item payload and returns its canonical values. `item` (the index in an array body) is
    * added to the errors. Throws `ItemsErrorList` of `FailedValidationError`s.
    */
-  validate(action: PayloadAction, body: unknown, item?: number): Payload
+  validate(action: PayloadAction, body: unknown, item?: number, writer?: PayloadWriter): Payload
 }
 
+/** A create must name it: not nullable, no default, and nothing else (database, router) fills it in. */
 function isRequiredOnCreate(field: Field): boolean {
-  return !field.nullable && field.default === undefined && !field.autoIncrement && !(field.primaryKey && field.type === 'uuid')
+  return (
+    !field.nullable &&
+    field.default === undefined &&
+    !field.autoIncrement &&
+    !field.readonly &&
+    !(field.primaryKey && field.type === 'uuid')
+  )
 }
 
-function writableFields(collection: Collection, action: PayloadAction): Field[] {
-  return collection.fields.filter((field) => !field.readonly && !(action === 'update' && field.primaryKey))
+function writableFields(collection: Collection, action: PayloadAction, writer: PayloadWriter = 'client'): Field[] {
+  const writable = (field: Field): boolean => (writer === 'client' ? !field.readonly : !field.generated)
+  return collection.fields.filter((field) => writable(field) && !(action === 'update' && field.primaryKey))
+}
+
+/** The error for a payload field the client may not write because the server manages it. */
+export function readonlyField(collection: Collection, field: string, item?: number): FailedValidationError {
+  return new FailedValidationError(`Field "${field}" is read-only.`, {
+    field,
+    type: 'readonly',
+    collection: collection.name,
+    ...(item === undefined ? {} : { item }),
+  })
 }
 
 /** A field's payload schema, `null` included when the field accepts it. */
@@ -38,8 +62,12 @@ export function fieldSchema(field: Field): Record<string, unknown> {
 }
 
 /** The JSON Schema a payload is validated with (ajv dialect: custom formats and keywords); also the OpenAPI document's source. */
-export function payloadJsonSchema(collection: Collection, action: PayloadAction): Record<string, unknown> {
-  const fields = writableFields(collection, action)
+export function payloadJsonSchema(
+  collection: Collection,
+  action: PayloadAction,
+  writer: PayloadWriter = 'client',
+): Record<string, unknown> {
+  const fields = writableFields(collection, action, writer)
   const generated = {
     type: 'object',
     properties: Object.fromEntries(fields.map((field) => [field.name, fieldSchema(field)])),
@@ -57,6 +85,8 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
   switch (error.keyword) {
     case 'required':
       return `Field "${field}" is required`
+    case 'enum':
+      return `Field "${field}" must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
     case 'type':
       return `Field "${field}" must be ${String(error.params.type)}`
     case 'not':
@@ -118,6 +148,14 @@ function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
   return byField
 }
 
+/** A valid payload value in its canonical form; an array's elements each in their type's. */
+function canonical(field: Field, value: unknown): unknown {
+  if (value === null) return null
+  if (field.type !== 'array') return field.spec.fromJson(value)
+  const element = elementSpec(field)
+  return (value as unknown[]).map((each) => (each === null ? null : element.fromJson(each)))
+}
+
 /** The router's bounds on payload values. */
 export interface PayloadLimits {
   /** Deepest nesting inside a json field's value (`maxJsonDepth`). */
@@ -165,18 +203,19 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
       return problem === null
     },
   })
-  const compiled: Record<PayloadAction, ValidateFunction> = {
-    create: ajv.compile(payloadJsonSchema(collection, 'create')),
-    update: ajv.compile(payloadJsonSchema(collection, 'update')),
-  }
-  const writable: Record<PayloadAction, Field[]> = {
-    create: writableFields(collection, 'create'),
-    update: writableFields(collection, 'update'),
+  const compile = (writer: PayloadWriter): Record<PayloadAction, ValidateFunction> => ({
+    create: ajv.compile(payloadJsonSchema(collection, 'create', writer)),
+    update: ajv.compile(payloadJsonSchema(collection, 'update', writer)),
+  })
+  const compiled: Record<PayloadWriter, Record<PayloadAction, ValidateFunction>> = { client: compile('client'), server: compile('server') }
+  const writable: Record<PayloadWriter, Record<PayloadAction, Field[]>> = {
+    client: { create: writableFields(collection, 'create'), update: writableFields(collection, 'update') },
+    server: { create: writableFields(collection, 'create', 'server'), update: writableFields(collection, 'update', 'server') },
   }
   const readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
 
   return {
-    validate(action, body, item) {
+    validate(action, body, item, writer = 'client') {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
       }
@@ -184,14 +223,15 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
       const input: Record<string, unknown> = { ...body }
       if (action === 'update') delete input[collection.primaryKey.name]
 
-      const validate = compiled[action]
+      const validate = compiled[writer][action]
       if (!validate(input)) {
         const errors = [...pickPerField(validate.errors ?? []).entries()].map(([field, error]) => {
-          if (error.keyword === 'additionalProperties' && !readonlyNames.has(field)) return unwritableField(collection, field, item)
-          const readonly = error.keyword === 'additionalProperties'
-          return new FailedValidationError(`${readonly ? `Field "${field}" is read-only` : describe(error, field, collection)}.`, {
+          if (error.keyword === 'additionalProperties') {
+            return readonlyNames.has(field) ? readonlyField(collection, field, item) : unwritableField(collection, field, item)
+          }
+          return new FailedValidationError(`${describe(error, field, collection)}.`, {
             field,
-            type: readonly ? 'readonly' : error.keyword,
+            type: error.keyword,
             collection: collection.name,
             ...(item === undefined ? {} : { item }),
           })
@@ -199,10 +239,9 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
         throw new ItemsErrorList(errors)
       }
       const payload: Payload = new Map()
-      for (const field of writable[action]) {
+      for (const field of writable[writer][action]) {
         if (!Object.hasOwn(input, field.name)) continue
-        const value = input[field.name]
-        payload.set(field, value === null ? null : field.spec.fromJson(value))
+        payload.set(field, canonical(field, input[field.name]))
       }
       return payload
     },

@@ -9,7 +9,8 @@ import { isPlainObject } from '../is-plain-object'
 import type { Selection } from '../query/query'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import { unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
+import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
+import { managedValues } from './managed-values'
 import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
@@ -69,13 +70,18 @@ interface Written {
 }
 
 export class ItemsWriter {
+  /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
+  private readonly readonlyNames: ReadonlySet<string>
+
   constructor(
     private readonly collection: Collection,
     private readonly repository: ItemsRepository,
     private readonly validator: PayloadValidator,
     private readonly lifecycle: Lifecycle,
     private readonly access: CallerAccess,
-  ) {}
+  ) {
+    this.readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
+  }
 
   /** Creates the items (an array body keeps its indexes in errors); answers their keys. */
   async create(inputs: readonly unknown[], batch: boolean, options: WriteOptions = {}): Promise<PrimaryKey[]> {
@@ -272,13 +278,22 @@ export class ItemsWriter {
         (name) => !allowed.has(name) && !(action === 'update' && name === this.collection.primaryKey.name),
       )
       if (refused.length > 0) throw new ItemsErrorList(refused.map((name) => unwritableField(this.collection, name, item)))
+      const managed = Object.keys(data).filter(
+        (name) => this.readonlyNames.has(name) && !(action === 'update' && name === this.collection.primaryKey.name),
+      )
+      if (managed.length > 0) throw new ItemsErrorList(managed.map((name) => readonlyField(this.collection, name, item)))
     })
   }
 
-  /** The payload with the rule's presets underneath, validated against the schema and the rule's `validation`. */
+  /**
+   * The payload with the rule's presets and the declarative values underneath, validated against the schema
+   * and the rule's `validation`. The client's own fields were checked by `assertWritable`; what is added here
+   * (and what a before hook added) is the server's, which may set readonly fields.
+   */
   private validate(rule: WriteRule, action: PayloadAction, data: unknown, item: number | undefined): Payload {
-    const input = isPlainObject(data) ? { ...rule.presets, ...data } : data
-    const payload = this.validator.validate(action, input, item)
+    const { context, now } = this.access
+    const input = isPlainObject(data) ? { ...managedValues(this.collection, action, context, now), ...rule.presets, ...data } : data
+    const payload = this.validator.validate(action, input, item, 'server')
     if (rule.validation === null) return payload
     const errors = validationErrors(rule.validation, action === 'create' ? this.withDefaults(payload) : payload, this.collection, item)
     if (errors.length > 0) throw new ItemsErrorList(errors)

@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../errors'
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
 import type { Collection } from '../../schema/collection'
-import type { FieldType } from '../../types'
+import type { FieldType, TemporalStorage } from '../../types'
 
 /** The supported databases, in the order specs and benchmarks run them. */
 export const DIALECT_NAMES = ['sqlite', 'postgres', 'mysql'] as const
@@ -28,6 +28,8 @@ export interface RecognisedError {
   readonly field?: string
   readonly value?: string
   readonly referenced?: boolean
+  /** The constraint the database names (a CHECK), reported as `extensions.constraint`. */
+  readonly constraint?: string
 }
 
 /**
@@ -37,6 +39,18 @@ export interface RecognisedError {
  * which is safe to retry.
  */
 export type Fault = 'unavailable' | 'conflict'
+
+/** SQL for PostgreSQL array columns (`type: 'array'`). */
+export interface ArraySupport {
+  /** The column as selected: a JSON array of the elements as text (null stays null). */
+  select(column: string): SqlFragment
+  /** Canonical element values as the bound parameter written to the column. */
+  toStorage(values: readonly unknown[]): string
+  /** Rows whose array holds `value` (`negate`: a non-null array that does not). */
+  contains(lhs: SqlFragment, value: Knex.Value, negate: boolean): SqlFragment
+  /** Rows whose array is null or has no element (`negate`: has at least one). */
+  empty(lhs: SqlFragment, negate: boolean): SqlFragment
+}
 
 export interface Dialect {
   readonly name: DialectName
@@ -77,6 +91,20 @@ export interface Dialect {
    * the ISO string; MySQL's DATETIME takes the UTC wall clock without a zone.
    */
   timestampToStorage(iso: string): string
+  /**
+   * The expression a `date`, `dateTime` or `timestamp` column whose `storage` is not `isoText` is read, compared,
+   * sorted, grouped and aggregated through: on SQLite, the column's value as canonical text whichever of the
+   * three forms a row holds (see sqlite-storage.ts); the column itself on PostgreSQL and MySQL, whose columns
+   * are typed (`storage` is ignored there).
+   */
+  storedTemporal(type: FieldType, column: SqlFragment): SqlFragment
+  /**
+   * A canonical temporal value (as written under `isoText`) in the form `storage` names: epoch milliseconds or
+   * `YYYY-MM-DD HH:MM:SS` text on SQLite; unchanged on PostgreSQL and MySQL.
+   */
+  temporalToStorage(type: FieldType, storage: TemporalStorage, text: string): Knex.Value
+  /** Array columns: PostgreSQL's SQL for them, null where the database has none (SQLite, MySQL). */
+  readonly arrays: ArraySupport | null
   /**
    * A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. PostgreSQL uses
    * LIKE and ILIKE; MySQL LIKE on bytes, lower-casing both sides for the insensitive match; SQLite GLOB, and
@@ -184,6 +212,8 @@ export interface DriverError {
   readonly column?: unknown
   /** pg */
   readonly detail?: unknown
+  /** pg */
+  readonly constraint?: unknown
   /** mysql2: the connection can no longer be used. */
   readonly fatal?: unknown
   /** knex */

@@ -8,6 +8,7 @@ import { sqlite } from './sqlite'
 
 export {
   DIALECT_NAMES,
+  type ArraySupport,
   type Dialect,
   type DialectName,
   type DriverError,

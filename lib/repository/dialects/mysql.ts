@@ -59,8 +59,20 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
       // which a utf8mb4 column always holds, so there that message means the value is too long.
       if (message.includes('Incorrect string value')) return { code: 'VALUE_TOO_LONG', field: quoted(/column `[^`]*`\.`[^`]*`\.`([^`]+)`/) }
       return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+    // WARN_DATA_TRUNCATED in strict mode: a value outside an enum(...) column, "Data truncated for column 'mood' at row 1".
     case 'ER_TRUNCATED_WRONG_VALUE':
+    case 'WARN_DATA_TRUNCATED':
       return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+    // MySQL 8: "Check constraint 'price_positive' is violated."; MariaDB: "CONSTRAINT `price_positive` failed for ...".
+    case 'ER_CHECK_CONSTRAINT_VIOLATED':
+    case 'ER_CONSTRAINT_FAILED':
+      return { code: 'CONSTRAINT_VIOLATION', constraint: quoted(/onstraint '([^']+)'/) ?? quoted(/CONSTRAINT `([^`]+)`/) }
+    // A value for a generated column: MySQL's "The value specified for generated column 'x' in table 't' is not
+    // allowed"; MariaDB's strict-mode warning with the same start.
+    case 'ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN':
+    case 'ER_WARNING_NON_DEFAULT_VALUE_FOR_VIRTUAL_COLUMN':
+    case 'ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN':
+      return { code: 'INVALID_PAYLOAD', field: quoted(/generated column '([^']+)'/) }
     default:
       return null
   }
@@ -144,6 +156,9 @@ export const mysql: Dialect = {
       : `?? ${spec.negate ? 'NOT ' : ''}LIKE CAST(? AS BINARY)`,
     bindings: [column, likePattern(term, spec.anchor)],
   }),
+  storedTemporal: (_type, column) => column,
+  temporalToStorage: (_type, _storage, text) => text,
+  arrays: null,
   recogniseError,
   recogniseFault,
   lockedTransaction,

@@ -1,6 +1,7 @@
 // PostgreSQL through pg: RETURNING, ILIKE, EXTRACT, and a sequence to keep in step with explicit keys.
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
+import { postgresArrays } from './postgres-arrays'
 import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
 import { isNetworkError } from './network-faults'
 import { lockNumber, lockRowsForUpdate } from './row-locks'
@@ -38,10 +39,18 @@ function recogniseError(error: DriverError): RecognisedError | null {
       return { code: 'VALUE_TOO_LONG' }
     case '22003':
       return { code: 'VALUE_OUT_OF_RANGE' }
+    case '23514':
+    case '23P01':
+      return { code: 'CONSTRAINT_VIOLATION', constraint: typeof error.constraint === 'string' ? error.constraint : undefined }
+    // 22P02 also covers a value outside an enum type: 'invalid input value for enum mood: "x"'.
     case '22P02':
     case '22007':
     case '22008':
       return { code: 'INVALID_PAYLOAD' }
+    // A value for an identity GENERATED ALWAYS or a generated column: 'cannot insert a non-DEFAULT value into
+    // column "id"', 'column "total" can only be updated to DEFAULT'.
+    case '428C9':
+      return { code: 'INVALID_PAYLOAD', field: /column "([^"]+)"/.exec(typeof error.message === 'string' ? error.message : '')?.[1] }
     default:
       return null
   }
@@ -96,6 +105,9 @@ export const postgres: Dialect = {
     sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
     bindings: [column, likePattern(term, spec.anchor)],
   }),
+  storedTemporal: (_type, column) => column,
+  temporalToStorage: (_type, _storage, text) => text,
+  arrays: postgresArrays,
   recogniseError,
   recogniseFault,
   lockedTransaction: (knex, name, work) =>

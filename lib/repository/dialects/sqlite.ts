@@ -7,6 +7,7 @@ import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { checkSqliteFunctions } from './sqlite-functions'
+import { sqliteStoredTemporal, sqliteTemporalToStorage } from './sqlite-storage'
 
 /** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
 const PARTS: Readonly<Record<DatePart, string>> = {
@@ -42,6 +43,17 @@ function recogniseError(error: DriverError): RecognisedError | null {
       return { code: 'INVALID_FOREIGN_KEY', referenced: true }
     case 'SQLITE_TOOBIG':
       return { code: 'VALUE_TOO_LONG' }
+    // "CHECK constraint failed: price_positive" (the name, or the expression of an unnamed one).
+    case 'SQLITE_CONSTRAINT_CHECK':
+      return { code: 'CONSTRAINT_VIOLATION', constraint: /CHECK constraint failed: (.+)$/.exec(message)?.[1] }
+    // STRICT tables: "cannot store TEXT value in INTEGER column items.rating".
+    case 'SQLITE_CONSTRAINT_DATATYPE':
+      return { code: 'INVALID_PAYLOAD', field: /column [^.\s]+\.(\w+)/.exec(message)?.[1] }
+    // 'cannot INSERT into generated column "total"' / 'cannot UPDATE generated column "total"'
+    case 'SQLITE_ERROR':
+      return message.includes('generated column')
+        ? { code: 'INVALID_PAYLOAD', field: /generated column "([^"]+)"/.exec(message)?.[1] }
+        : null
     default:
       return null
   }
@@ -101,6 +113,9 @@ export const sqlite: Dialect = {
             bindings: [column, likePattern(term, spec.anchor)],
           }
       : { sql: `?? ${spec.negate ? 'NOT ' : ''}GLOB ?`, bindings: [column, globPattern(term, spec.anchor)] },
+  storedTemporal: sqliteStoredTemporal,
+  temporalToStorage: sqliteTemporalToStorage,
+  arrays: null,
   recogniseError,
   recogniseFault,
   lockedTransaction: (knex, _name, work) => knex.transaction(work),
