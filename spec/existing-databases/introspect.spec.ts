@@ -113,7 +113,8 @@ forEachDialect((ctx) => {
       const collections = evaluate(source)
       expect(collections).toEqual((await describeDatabase(knex!)).collections)
       expect(() => createItemsRouter({ knex: knex!, collections })).not.toThrow()
-    })
+      // A child process and a whole TypeScript program: slow on a busy machine.
+    }, 120_000)
 
     it('answers a usage message and status 2 for a bad command line', async () => {
       await expect(run(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'introspect', '--client', 'oracle'])).rejects.toMatchObject(
