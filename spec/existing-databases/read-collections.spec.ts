@@ -203,6 +203,16 @@ forEachDialect((ctx) => {
       expectError(await request(app).post('/api/items/published_posts').send({ title: 'x' }), 403, 'FORBIDDEN')
     })
 
+    // Arrays are PostgreSQL's alone.
+    ;(ctx.name === 'postgres' ? it : it.skip)('filters PostgreSQL arrays by element', async () => {
+      const res = await request(app).get('/api/items/BlogPost?fields=PostId,tags&sort=PostId&filter[tags][_contains]=math')
+      expect(res.body.data).toEqual([{ PostId: '1', tags: ['math', 'history'] }])
+      const empty = await request(app).get('/api/items/BlogPost?fields=PostId&filter[tags][_empty]=true')
+      expect(ids(empty.body.data, 'PostId')).toEqual(
+        ids(await knex('BlogPost').whereRaw('cardinality(tags) = 0').select('PostId'), 'PostId'),
+      )
+    })
+
     it('takes table selections and overrides', async () => {
       const { collections, skipped } = await describeDatabase(knex, {
         exclude: (table) => table === 'categories',
@@ -230,6 +240,22 @@ forEachDialect((ctx) => {
       expect(res.body.data.map((author: { AuthorId: string }) => author.AuthorId)).toEqual([ADA, GRACE])
       await expect(describeDatabase(knex, { overrides: { nothing: {} } })).rejects.toThrow('CONFIG_BAD_OVERRIDE')
       expect(Object.keys((await describeDatabase(knex, { include: ['Author'] })).collections)).toEqual(['Author'])
+    })
+
+    // Last: it deletes seed rows.
+    it('deletes as the foreign keys say: refused under NO ACTION, cascaded and set null where declared', async () => {
+      const referenced = await request(app).delete('/api/items/categories/2')
+      expect(referenced.status).toBe(400)
+      expect(await knex('categories').where('id', 2).first('name')).toEqual({ name: 'Physics' })
+
+      expect((await request(app).delete(`/api/items/Author/${GRACE}`)).status).toBe(204)
+      expect(Number(((await knex('BlogPost').where('author_id', GRACE).count({ n: '*' })) as Array<{ n: unknown }>)[0]!.n)).toBe(0)
+      expect(await knex('BlogPost').whereNotNull('reviewer_id').pluck('title')).toEqual([])
+      const posts = await request(app).get('/api/items/BlogPost?fields=title,reviewer_id&sort=PostId')
+      expect(posts.body.data).toEqual([
+        { title: 'Engines', reviewer_id: null },
+        { title: 'Notes', reviewer_id: null },
+      ])
     })
   })
 })
