@@ -23,6 +23,7 @@ Writes the collections of an existing database as a TypeScript module (defineCol
 
 const CLIENTS = ['better-sqlite3', 'pg', 'mysql2']
 
+/** knex's own connection forms: a file for better-sqlite3, a URL for the servers. */
 function knexConfig(client: string, connection: string): Knex.Config {
   if (client === 'better-sqlite3') return { client, connection: { filename: connection }, useNullAsDefault: true }
   return { client, connection, pool: { min: 0, max: 2 } }

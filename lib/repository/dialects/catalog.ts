@@ -120,8 +120,13 @@ export function quotedValues(list: string): string[] {
  * clause), or undefined. The column may be quoted with "", `` or [].
  */
 export function checkedValues(sql: string, column: string): string[] | undefined {
-  const name = column.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const name = escapeRegExp(column)
   const pattern = new RegExp(`\\(\\s*["\`[]?${name}["\`\\]]?\\s+in\\s*\\(((?:\\s*'(?:[^']|'')*'\\s*,?)+)\\)\\s*\\)`, 'i')
   const match = pattern.exec(sql)
   return match ? quotedValues(match[1]!) : undefined
+}
+
+/** `text` as a regular expression matching itself. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -9,6 +9,7 @@ import {
   type CatalogTable,
   checkedValues,
   deleteAction,
+  escapeRegExp,
   literalDefault,
   quotedValues,
 } from './catalog'
@@ -131,7 +132,7 @@ function parseDefault(row: ColumnRow, type: FieldType | null, mariadb: boolean):
 function fieldType(row: ColumnRow, checks: readonly string[]): FieldType | null {
   if (row.column_type === 'tinyint(1)') return 'boolean'
   if (row.data_type === 'enum') return 'string'
-  const jsonChecked = checks.some((clause) => new RegExp(`json_valid\\(\`${row.column}\`\\)`, 'i').test(clause))
+  const jsonChecked = checks.some((clause) => new RegExp(`json_valid\\(\`${escapeRegExp(row.column)}\`\\)`, 'i').test(clause))
   if (row.data_type === 'longtext' && jsonChecked) return 'json'
   return TYPES[row.data_type] ?? null
 }
@@ -152,7 +153,7 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
     accepts: acceptedTypes(type, ALSO_ACCEPTS[row.column_type] ?? ALSO_ACCEPTS[row.data_type] ?? []),
     nullable: row.is_nullable === 'YES',
     ...parseDefault(row, type, mariadb),
-    ...(text && row.data_type !== 'enum' && row.max_length !== null && type === 'string' ? { maxLength: Number(row.max_length) } : {}),
+    ...(type === 'string' && row.data_type !== 'enum' && row.max_length !== null ? { maxLength: Number(row.max_length) } : {}),
     ...(type === 'decimal' ? { precision: toNumber(row.numeric_precision), scale: toNumber(row.numeric_scale) } : {}),
     ...(enumValues && text ? { enum: enumValues } : {}),
     autoIncrement: /auto_increment/i.test(row.extra),

@@ -10,6 +10,7 @@ import {
   type CatalogTable,
   checkedValues,
   deleteAction,
+  escapeRegExp,
   literalDefault,
 } from './catalog'
 
@@ -150,7 +151,7 @@ async function readColumn(
   unique: ReadonlySet<string>,
 ): Promise<CatalogColumn> {
   const declared = declaredType(info.type)
-  const jsonChecked = new RegExp(`json_valid\\(\\s*["\`[]?${info.name}["\`\\]]?\\s*\\)`, 'i').test(sql)
+  const jsonChecked = new RegExp(`json_valid\\(\\s*["\`[]?${escapeRegExp(info.name)}["\`\\]]?\\s*\\)`, 'i').test(sql)
   const enumValues = checkedValues(sql, info.name)
   let type: FieldType | null = TYPES[declared.name] ?? null
   if (type === 'text' && jsonChecked) type = 'json'
