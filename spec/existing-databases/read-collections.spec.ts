@@ -171,6 +171,12 @@ forEachDialect((ctx) => {
       expect(updated.body.data).toEqual({ price: '4.25', status: 'archived' })
       expect(await knex('BlogPost').where('PostId', id).first('status')).toEqual({ status: 'archived' })
 
+      // A CHECK the router does not know: the database refuses, the client gets a 4xx, nothing is written.
+      const checked = await request(app).patch(`/api/items/BlogPost/${id}`).send({ rating: 9 })
+      expect(checked.status).toBeGreaterThanOrEqual(400)
+      expect(checked.status).toBeLessThan(500)
+      expect(await knex('BlogPost').where('PostId', id).first('rating')).toEqual({ rating: null })
+
       // The router knows the generated column and the enum, so neither reaches the database.
       const generated = await request(app).patch(`/api/items/BlogPost/${id}`).send({ word_count: 1 })
       expect([generated.status, JSON.stringify(generated.body)]).toEqual([400, expect.stringContaining('word_count')])
@@ -179,6 +185,20 @@ forEachDialect((ctx) => {
 
       expect((await request(app).delete(`/api/items/BlogPost/${id}`)).status).toBe(204)
       expect(await knex('BlogPost').where('PostId', id).first()).toBeUndefined()
+    })
+
+    it('reads dates as the database stored them, SQLite text from CURRENT_TIMESTAMP included', async () => {
+      const res = await request(app).get(`/api/items/Author/${ADA}?fields=created_at`)
+      // The same instant spelled by the database itself: SQLite's text, and UTC renderings elsewhere.
+      const expression = {
+        sqlite: "replace(created_at, ' ', 'T')",
+        postgres: `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+        mysql: "date_format(created_at, '%Y-%m-%dT%H:%i:%s.000Z')",
+      }[ctx.name]
+      const stored = (await knex('Author')
+        .where('AuthorId', ADA)
+        .first(knex.raw(`${expression} as at`))) as { at: string }
+      expect(res.body.data.created_at).toBe(stored.at)
     })
 
     it('creates with keys and defaults the database computes', async () => {
