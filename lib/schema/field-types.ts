@@ -328,6 +328,11 @@ function arraySpec(): FieldTypeSpec {
       const element = elementSpec(field)
       return { type: 'array', items: { anyOf: [element.jsonSchema({ ...field, type: field.elementType ?? 'string' }), { type: 'null' }] } }
     },
+    responseSchema: (field) => {
+      const element = elementSpec(field)
+      const typed = { ...field, type: field.elementType ?? 'string' }
+      return { type: 'array', items: { anyOf: [(element.responseSchema ?? element.jsonSchema)(typed), { type: 'null' }] } }
+    },
     // A filter value (`_contains`) is one element; see parse-filter.
     fromJson: (value) => value,
     fromText: (text) => text,

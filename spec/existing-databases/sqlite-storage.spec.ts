@@ -70,7 +70,7 @@ forEachDialect((ctx: DialectContext) => {
       expect(response.status).toBe(200)
       return (response.body.data as { id: number }[]).map((row) => row.id)
     }
-    const plain = async (sql: string, bindings: unknown[] = []): Promise<number[]> =>
+    const plain = async (sql: string, bindings: (string | number)[] = []): Promise<number[]> =>
       ((await ctx.knex.raw(sql, bindings)) as { id: number }[]).map((row) => row.id)
 
     it('reads each form in the documented JSON form', async () => {
@@ -93,8 +93,8 @@ forEachDialect((ctx: DialectContext) => {
       const now = await request(app)
         .get('/api/items/events')
         .query({ filter: { label: { _eq: 'now' } } })
-      const [{ at_sql: stored }] = (await ctx.knex.raw("select at_sql from xd_events where label = 'now'")) as { at_sql: string }[]
-      expect(now.body.data[0].at_sql).toBe(`${stored.replace(' ', 'T')}.000Z`)
+      const [stored] = (await ctx.knex.raw("select at_sql from xd_events where label = 'now'")) as { at_sql: string }[]
+      expect(now.body.data[0].at_sql).toBe(`${stored!.at_sql.replace(' ', 'T')}.000Z`)
     })
 
     const cutoff = INSTANTS[2]!

@@ -13,6 +13,7 @@ const RUN_BY: Readonly<Record<string, string>> = Object.freeze({
   'usage-curl': 'spec/external/run.sh, against the usage program',
   'versions-curl': 'spec/external/run.sh, against the demo',
   'sdk-client': 'spec/clients/readme-example.spec.ts (the block is examples/sdk-client.ts, verbatim)',
+  'server-managed': 'spec/existing-databases/server-managed.spec.ts (transpiles and mounts the block)',
   testing: 'this spec',
   'testing-jest-config': 'this spec',
   'testing-tsconfig': 'this spec',

@@ -214,6 +214,8 @@ export interface DriverError {
   readonly detail?: unknown
   /** pg */
   readonly constraint?: unknown
+  /** mysql2: the server's error number. */
+  readonly errno?: unknown
   /** mysql2: the connection can no longer be used. */
   readonly fatal?: unknown
   /** knex */

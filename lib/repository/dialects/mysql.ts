@@ -62,17 +62,31 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
     // WARN_DATA_TRUNCATED in strict mode: a value outside an enum(...) column, "Data truncated for column 'mood' at row 1".
     case 'ER_TRUNCATED_WRONG_VALUE':
     case 'WARN_DATA_TRUNCATED':
-      return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) }
+      // MySQL quotes the column ('ref'), MariaDB names it in full (`db`.`table`.`ref`).
+      return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) ?? quoted(/column `[^`]*`\.`[^`]*`\.`([^`]+)`/) }
+    default:
+      return recogniseByNumber(error, message)
+  }
+}
+
+/**
+ * Errors whose numbers MySQL and MariaDB share no name for: mysql2 names codes after MySQL's list, so MariaDB's
+ * own numbers reach us under another server's name (4025 arrives as an InnoDB one), or none.
+ */
+function recogniseByNumber(error: DriverError, message: string): RecognisedError | null {
+  switch (error.errno) {
     // MySQL 8: "Check constraint 'price_positive' is violated."; MariaDB: "CONSTRAINT `price_positive` failed for ...".
-    case 'ER_CHECK_CONSTRAINT_VIOLATED':
-    case 'ER_CONSTRAINT_FAILED':
-      return { code: 'CONSTRAINT_VIOLATION', constraint: quoted(/onstraint '([^']+)'/) ?? quoted(/CONSTRAINT `([^`]+)`/) }
+    case 3819:
+    case 4025:
+      return {
+        code: 'CONSTRAINT_VIOLATION',
+        constraint: /onstraint '([^']+)'/.exec(message)?.[1] ?? /CONSTRAINT `([^`]+)`/.exec(message)?.[1],
+      }
     // A value for a generated column: MySQL's "The value specified for generated column 'x' in table 't' is not
-    // allowed"; MariaDB's strict-mode warning with the same start.
-    case 'ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN':
-    case 'ER_WARNING_NON_DEFAULT_VALUE_FOR_VIRTUAL_COLUMN':
-    case 'ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN':
-      return { code: 'INVALID_PAYLOAD', field: quoted(/generated column '([^']+)'/) }
+    // allowed" (3105); MariaDB's strict-mode "... has been ignored" (1906).
+    case 3105:
+    case 1906:
+      return { code: 'INVALID_PAYLOAD', field: /generated column '([^']+)'/.exec(message)?.[1] }
     default:
       return null
   }
