@@ -3,8 +3,9 @@
 import type { Knex } from 'knex'
 import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
+import { acceptedTypes } from '../repository/dialects/catalog'
 import { readCatalog, type CatalogColumn, type CatalogTable } from '../repository/dialects/read-catalog'
-import type { CollectionDefinition, FieldDefinition } from '../types'
+import type { CollectionDefinition, FieldDefinition, FieldType } from '../types'
 
 /** The options a field may carry, read loosely: the definitions come from the host, unchecked yet. */
 interface LooseField {
@@ -22,7 +23,8 @@ interface LooseField {
 
 function checkType(field: LooseField, column: CatalogColumn): string | null {
   if (column.type === 'array' || field.type === 'array') {
-    return field.type === 'array' && column.type === 'array' && field.elementType === column.elementType
+    const elements = column.elementType === undefined ? [] : acceptedTypes(column.elementType)
+    return field.type === 'array' && column.type === 'array' && elements.includes(field.elementType as FieldType)
       ? null
       : `declared ${String(field.type)}${field.type === 'array' ? ` of ${String(field.elementType)}` : ''}, the column is ${column.dbType}`
   }

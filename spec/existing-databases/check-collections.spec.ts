@@ -52,6 +52,17 @@ forEachDialect((ctx) => {
       await expect(checkCollections(ctx.knex, fixtureCollections)).resolves.toBeUndefined()
     })
 
+    ;(ctx.name === 'postgres' ? it : it.skip)('takes string or text elements for a text[] column, and nothing else', async () => {
+      const posts = (tags: Record<string, unknown>): Collections => ({
+        BlogPost: { fields: { PostId: { type: 'bigInteger', primaryKey: true }, tags: { nullable: false, ...tags } as never } },
+      })
+      await expect(checkCollections(knex, posts({ type: 'array', elementType: 'string' }))).resolves.toBeUndefined()
+      expect(await mismatches(knex, posts({ type: 'array', elementType: 'integer' }))).toContain(
+        'BlogPost.tags: declared array of integer, the column is text[]',
+      )
+      expect(await mismatches(knex, posts({ type: 'json' }))).toContain('BlogPost.tags: declared json, the column is text[]')
+    })
+
     it('lists every mismatch in one ConfigError', async () => {
       const message = await mismatches(knex, WRONG)
       const expected = [
