@@ -33,7 +33,12 @@ export type {
   OpenApiDocument,
   OpenApiOptions,
   PrimaryKey,
+  ReadCollectionsOptions,
   ReplicaOptions,
+  CollectionOverride,
+  DatabaseDescription,
+  SkippedTable,
+  TableSelection,
   ScalarFieldDefinition,
   TemporalStorage,
   TypedCollectionDefinition,
@@ -56,6 +61,10 @@ export type {
   KeyOf,
   ShapeOf,
 } from './item-types'
+
+/** Reads collections from the database's catalog, and checks hand-written ones against it. */
+export { describeDatabase, readCollections } from './schema/read-collections'
+export { checkCollections } from './schema/check-collections'
 
 /** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
 export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'

@@ -622,3 +622,50 @@ export type Item = Record<string, unknown>
 
 /** A primary key value as it appears in URLs and payloads. */
 export type PrimaryKey = string | number
+
+/** Which tables `readCollections` serves: names, or a test of the name. */
+export type TableSelection = readonly string[] | ((table: string) => boolean)
+
+/**
+ * Changes merged into one collection `readCollections` reads. `fields.<name>` is merged into the field read
+ * from the column (`{ hidden: true }`, `{ readonly: true }`), `false` leaves the field out, and a name the
+ * database does not have adds a field (an `o2m` alias, say). Renaming is not offered: a field's name is its column's.
+ */
+export interface CollectionOverride extends Partial<Omit<CollectionDefinition, 'fields'>> {
+  fields?: Record<string, Partial<ScalarFieldDefinition> | FieldDefinition | false>
+}
+
+/** How `readCollections` and `describeDatabase` read the database. */
+export interface ReadCollectionsOptions {
+  /** Only these tables (and views) become collections. @default every table */
+  include?: TableSelection
+  /** These tables are left out, after `include`. @default none */
+  exclude?: TableSelection
+  /** PostgreSQL: the schema to read. The router addresses tables unqualified, so set knex's `searchPath` to match. @default current_schema() */
+  schema?: string
+  /** Changes per collection (by table name), merged into what is read. */
+  overrides?: Record<string, CollectionOverride>
+  /**
+   * Views to serve, read-only, each with the column that identifies its rows (a view has no primary key of its
+   * own). Other views are left out and reported.
+   *
+   * @example { published_articles: 'id' }
+   */
+  viewKeys?: Record<string, string>
+  /** Where `readCollections` reports what it left out, one `warn` per table or column. @default console */
+  logger?: Pick<Logger, 'warn'>
+}
+
+/** A table or column `readCollections` left out, and why. */
+export interface SkippedTable {
+  table: string
+  /** Set when only this column was left out. */
+  column?: string
+  reason: string
+}
+
+/** What `describeDatabase` answers: the collections, and what was left out of them. */
+export interface DatabaseDescription {
+  collections: Record<string, CollectionDefinition>
+  skipped: SkippedTable[]
+}

@@ -69,6 +69,13 @@ describe('package', () => {
       })
     })
 
+    it('ships the introspect command as its bin, runnable by node', () => {
+      const files = packed()
+      expect(manifest.bin).toEqual({ 'express-items-router': 'dist/cli/main.js' })
+      expect(files.has('dist/cli/main.js')).toBe(true)
+      expect(readFileSync(join(root, 'dist', 'cli', 'main.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
+    })
+
     it('ships the sources every source map and declaration map points at', () => {
       const files = packed()
       const maps = [...files].filter((file) => file.endsWith('.map'))
