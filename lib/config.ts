@@ -1,4 +1,5 @@
 // Turns the public ItemsRouterOptions into the internal, fully resolved RouterConfig. Runs once.
+import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { checkKnownOptions, checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
@@ -25,6 +26,8 @@ export interface RouterConfig {
   readonly maxFilterConditions: number
   readonly maxListEntries: number
   readonly maxJsonDepth: number
+  readonly maxExportRows: number
+  readonly cursorSecret: Buffer
   readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
   readonly createVersionsTable: boolean
@@ -67,6 +70,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxFilterConditions: true,
   maxListEntries: true,
   maxJsonDepth: true,
+  maxExportRows: true,
+  cursorSecret: true,
   passUnexpectedErrors: true,
   versionsTable: true,
   createVersionsTable: true,
@@ -83,6 +88,9 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
 
 /** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
 const MAX_FILTER_CONDITIONS = 10_000
+
+/** A shorter HMAC key could be guessed; 32 characters of a random string are plenty. */
+const MIN_SECRET_LENGTH = 32
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: 1000, maxBatchSize: 1000 }
 
@@ -107,6 +115,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
   checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
+  checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
+  if (options.cursorSecret !== undefined && (typeof options.cursorSecret !== 'string' || options.cursorSecret.length < MIN_SECRET_LENGTH)) {
+    throw new ConfigError('CONFIG_BAD_OPTION', `options.cursorSecret must be a string of at least ${MIN_SECRET_LENGTH} characters`)
+  }
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
@@ -138,6 +150,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxFilterConditions: options.maxFilterConditions ?? 2000,
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
+    maxExportRows: options.maxExportRows ?? 10_000_000,
+    // Random per process by default: cursors then last as long as the process, on this one instance only.
+    cursorSecret: options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret),
     passUnexpectedErrors: options.passUnexpectedErrors === true,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,

@@ -66,6 +66,8 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxRelations: config.maxRelations,
     maxConditions: config.maxFilterConditions,
     maxListEntries: config.maxListEntries,
+    cursorSecret: config.cursorSecret,
+    maxExportRows: config.maxExportRows,
   }
 }
 

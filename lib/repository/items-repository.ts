@@ -13,10 +13,28 @@ import { mapDbError } from './map-db-error'
 import { retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
+import { streamRows, type ChunkLoader } from './row-stream'
+
+/**
+ * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
+ * million rows), small enough that a chunk and its relations stay a few megabytes.
+ */
+const EXPORT_CHUNK_ROWS = 1000
+
+export interface PageMeta {
+  total_count?: number
+  filter_count?: number
+  total_count_estimate?: number
+}
 
 export interface Page {
   readonly items: Item[]
-  readonly meta?: { total_count?: number; filter_count?: number }
+  readonly meta?: PageMeta
+  /**
+   * With `meta.nextCursor`: the sort keys of the page's last item when a next page may exist (the page is full),
+   * else null.
+   */
+  readonly last?: readonly unknown[] | null
 }
 
 /** Items that get the same changes. */
@@ -35,8 +53,8 @@ export class ItemsRepository {
   constructor(
     private readonly knex: Knex,
     private readonly dialect: Dialect,
-    /** Most rows one read may load across its statements (`maxLoadedRows`). */
-    maxLoadedRows = Number.POSITIVE_INFINITY,
+    /** Most rows one read may load across its statements (`maxLoadedRows`); for an export, each chunk's. */
+    private readonly maxLoadedRows = Number.POSITIVE_INFINITY,
   ) {
     this.loader = new ItemLoader(knex, dialect, maxLoadedRows)
   }
@@ -44,14 +62,51 @@ export class ItemsRepository {
   /** One page of items, with the counts `query.meta` asks for. */
   async list(collection: Collection, query: Query): Promise<Page> {
     const { aggregate } = query
-    const items = aggregate
-      ? await this.loader.aggregate(this.knex, collection, { ...query, aggregate })
-      : await this.loader.load(this.knex, collection, query.fields, query)
-    if (!query.meta.totalCount && !query.meta.filterCount) return { items }
-    const meta: { total_count?: number; filter_count?: number } = {}
-    if (query.meta.totalCount) meta.total_count = await this.count(collection, query.scope, null)
-    if (query.meta.filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
-    return { items, meta }
+    let last: readonly unknown[] | null | undefined
+    let items: Item[]
+    if (aggregate) items = await this.loader.aggregate(this.knex, collection, { ...query, aggregate })
+    else if (query.meta.nextCursor) {
+      const page = await this.loader.loadKeyed(this.knex, collection, query.fields, query)
+      items = page.items
+      last = query.limit !== null && items.length >= query.limit ? page.last : null
+    } else items = await this.loader.load(this.knex, collection, query.fields, query)
+    const { totalCount, filterCount, totalCountEstimate } = query.meta
+    if (!totalCount && !filterCount && !totalCountEstimate) return { items, last }
+    const meta: PageMeta = {}
+    if (totalCount) meta.total_count = await this.count(collection, query.scope, null)
+    if (filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
+    if (totalCountEstimate) meta.total_count_estimate = await this.estimateCount(collection, query.scope)
+    return { items, meta, last }
+  }
+
+  /**
+   * The items of a list, in chunks of at most `EXPORT_CHUNK_ROWS` (and `maxLoadedRows`) items: each chunk one
+   * statement starting after the previous chunk's last row, relations loaded for its items only (see
+   * row-stream.ts). The rows are read as each chunk runs, not from one snapshot.
+   */
+  streamItems(collection: Collection, query: Query): AsyncGenerator<Item[], void, undefined> {
+    const load: ChunkLoader = (after, limit) =>
+      this.loader.loadKeyed(this.knex, collection, query.fields, {
+        ...query,
+        after: after ?? query.after ?? null,
+        offset: after === null ? query.offset : 0,
+        limit,
+      })
+    return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+  }
+
+  /**
+   * The rows within `scope` as the planner estimates them, where the dialect asks one; else counted. The
+   * estimate covers the same rows as `total_count` (the caller's scope applies), so it tells no more than that.
+   */
+  private async estimateCount(collection: Collection, scope: FilterNode | null): Promise<number> {
+    const estimate = this.dialect.estimateRows
+    if (estimate === null) return this.count(collection, scope, null)
+    const qb = this.knex(collection.table).select(this.knex.raw('1'))
+    const joins = this.loader.countJoins(collection)
+    this.loader.where(qb, collection, { filter: scope, search: null }, joins)
+    joins.applyTo(qb)
+    return (await estimate(this.knex, qb)) ?? this.count(collection, scope, null)
   }
 
   /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */

@@ -31,6 +31,8 @@ export const PARSER_LIMITS: Omit<ParserOptions, 'schema' | 'variables'> = {
   maxRelations: 50,
   maxConditions: 2000,
   maxListEntries: 100,
+  cursorSecret: Buffer.from('spec-cursor-secret-of-thirty-two-characters'),
+  maxExportRows: 10_000_000,
 }
 
 /** The collection called `name` in `of` (the fixture schema unless given); throws when there is none. */

@@ -53,6 +53,18 @@ export interface Dialect {
    */
   orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean): SqlFragment
   /**
+   * `expression` as compared by a cursor's keyset predicate (`>`, `<`, `=`), in the order `orderBy` sorts it:
+   * text by code point. PostgreSQL adds `COLLATE "C"`, MySQL compares `CAST(... AS BINARY)`; SQLite's plain
+   * comparison already agrees. NULLs are handled by the predicate itself.
+   */
+  sortValue(expression: SqlFragment, text: boolean): SqlFragment
+  /**
+   * The planner's estimate of the rows `select` returns, or null where the database keeps none worth asking
+   * (then `total_count_estimate` is counted exactly). PostgreSQL answers `Plan Rows` of `EXPLAIN (FORMAT JSON)`,
+   * which comes from its table statistics (`ANALYZE`, autovacuum); MySQL's and SQLite's are null.
+   */
+  readonly estimateRows: ((db: Knex, select: Knex.QueryBuilder) => Promise<number | null>) | null
+  /**
    * How a bound text value is wrapped so that `=`, `<>` and `IN` compare exactly (case, accents and trailing
    * spaces count): MySQL compares bytes; null for PostgreSQL and SQLite, whose plain comparison is exact.
    */
