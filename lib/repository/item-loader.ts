@@ -46,6 +46,9 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
   return value
 }
 
+/** A read passed `maxLoadedRows`: a 400, which an export answers by reading smaller chunks instead. */
+export class RowBudgetError extends InvalidQueryError {}
+
 /**
  * The rows one read may still load (`maxLoadedRows`), shared by every statement of the read. Each statement asks
  * for one row more than what is left, so passing the bound is noticed without ever holding more rows than it.
@@ -64,7 +67,7 @@ export class RowBudget {
 
   spend(rows: number): void {
     this.remaining -= rows
-    if (this.remaining < 0) throw new InvalidQueryError(`The request would load more than ${this.max} rows (maxLoadedRows)`)
+    if (this.remaining < 0) throw new RowBudgetError(`The request would load more than ${this.max} rows (maxLoadedRows)`)
   }
 }
 
