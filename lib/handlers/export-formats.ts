@@ -13,12 +13,16 @@ export interface ExportWriter {
   end(): string
 }
 
+const NEEDS_QUOTES = /[",\r\n]/
+
 /** RFC 4180: a cell holding a comma, a quote or a line break is quoted, its quotes doubled. */
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
+  // Numbers and booleans never need quotes: the common cells skip the scan.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   // Relations (a related item, a list of items or keys) and json values: their JSON text in one cell.
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 const csvLine = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`

@@ -1,6 +1,5 @@
 // GET /items/:collection?export=csv|json|ndjson: the matching items streamed as a download, chunk by chunk,
 // writing each chunk only once the client has taken the previous one.
-import { once } from 'node:events'
 import type { Response } from 'express'
 import { InvalidQueryError } from '../errors'
 import type { ExportFormat, Query } from '../query/query'
@@ -10,8 +9,16 @@ import type { ItemsScope } from './items-scope'
 
 /** Writes `text`, then waits while the socket's buffer is full (backpressure) or until the client leaves. */
 async function send(res: Response, text: string): Promise<void> {
-  if (text === '' || res.write(text)) return
-  await Promise.race([once(res, 'drain'), once(res, 'close')])
+  if (text === '' || res.write(text) || res.destroyed) return
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
 }
 
 /** The items in chunks: an aggregate's groups at once (a page, within maxLimit), a list streamed. */
