@@ -116,7 +116,9 @@ export async function serve(name: DialectName): Promise<Served> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: {
       ...process.env,
-      BENCH_DIST: path.join(__dirname, '..', 'dist'),
+      // BENCH_DIST: a copy of dist/ elsewhere, so a build during a long run cannot pull it away.
+      BENCH_DIST: process.env.BENCH_DIST ?? path.join(__dirname, '..', 'dist'),
+      NODE_PATH: path.join(__dirname, '..', 'node_modules'),
       BENCH_KNEX: JSON.stringify(config),
       BENCH_COLLECTIONS: JSON.stringify(benchCollections),
     },

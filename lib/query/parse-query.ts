@@ -116,22 +116,27 @@ export function parseQuery(raw: RawQuery, collection: Collection, options: Parse
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)
+  // In the order a client reads the parameters, so the first broken one is the one reported.
+  const fields = parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now)
+  const filter = both(scope, parseFilter(raw.filter, collection, options, now))
+  const search = parseSearch(raw.search, collection, options.schema)
   // With aggregate or groupBy, sort names groups and aggregates; the aggregate query holds it.
   const sort = aggregate ? [] : parseSort(raw.sort, collection, options.schema)
   const exported = parseExport(raw.export)
-  const after = parseAfter(raw, collection, sort, options)
-  const meta = parseMeta(raw.meta)
   // An export of rows streams, so its bound is its own; groups are built in memory, so they keep maxLimit.
   const streamed = exported !== null && aggregate === null
   const limits = streamed ? { ...collection.limits, maxLimit: options.maxExportRows } : collection.limits
+  const pagination = parsePagination(raw, limits, 'read', streamed ? 'maxExportRows' : 'maxLimit')
+  const after = parseAfter(raw, collection, sort, options)
+  const meta = parseMeta(raw.meta)
   return {
-    fields: parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now),
+    fields,
     aggregate,
     scope,
-    filter: both(scope, parseFilter(raw.filter, collection, options, now)),
-    search: parseSearch(raw.search, collection, options.schema),
+    filter,
+    search,
     sort,
-    ...parsePagination(raw, limits, 'read', streamed ? 'maxExportRows' : 'maxLimit'),
+    ...pagination,
     after,
     meta: after === null ? meta : { ...meta, nextCursor: true },
     backlink,
