@@ -112,7 +112,8 @@ export class ItemsRepository {
   /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
-    const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
+    // A `cursor` places pages in a list; one item by key has no place to start after.
+    const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0, after: null })
     return item ?? null
   }
 
