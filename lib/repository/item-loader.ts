@@ -49,6 +49,9 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
 /** A read passed `maxLoadedRows`: a 400, which an export answers by reading smaller chunks instead. */
 export class RowBudgetError extends InvalidQueryError {}
 
+/** Whether a sort key can be NULL: a relational or computed key always can (no related row, no date). */
+const mayBeNull = (node: SortNode): boolean => node.path.length > 0 || node.operand !== undefined || node.field.nullable
+
 /**
  * The rows one read may still load (`maxLoadedRows`), shared by every statement of the read. Each statement asks
  * for one row more than what is left, so passing the bound is noticed without ever holding more rows than it.
@@ -162,7 +165,7 @@ export class ItemLoader {
 
   private orderTerms(collection: Collection, selection: Selection, joins?: CountJoins): SqlFragment {
     const terms = this.sortTerms(collection, selection, joins).map(({ node, expression }) =>
-      this.dialect.orderBy(expression, node.direction, !node.operand && node.field.spec.text),
+      this.dialect.orderBy(expression, node.direction, !node.operand && node.field.spec.text, mayBeNull(node)),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }

@@ -50,8 +50,11 @@ export interface Dialect {
    * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its
    * locale collations order text by language rules, so it gets `NULLS FIRST/LAST` and `COLLATE "C"`; MySQL's
    * `_ci` collations do likewise, so text sorts on its bytes there; SQLite's defaults already agree.
+   * `nullable: false` (a primary key, a `nullable: false` column) leaves the NULL order out: PostgreSQL's
+   * btree indexes are ASC NULLS LAST, so `asc nulls first` cannot walk one and sorts the whole table instead,
+   * which every keyset chunk of an export and every cursor page would pay.
    */
-  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean): SqlFragment
+  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean, nullable?: boolean): SqlFragment
   /**
    * `expression` as compared by a cursor's keyset predicate (`>`, `<`, `=`), in the order `orderBy` sorts it:
    * text by code point. PostgreSQL adds `COLLATE "C"`, MySQL compares `CAST(... AS BINARY)`; SQLite's plain

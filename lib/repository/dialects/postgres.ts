@@ -65,8 +65,8 @@ function recogniseFault(error: DriverError): Fault | null {
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
-  orderBy: ({ sql, bindings }, direction, text) => ({
-    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
+  orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({
+    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction}${nullable ? ` nulls ${direction === 'asc' ? 'first' : 'last'}` : ''}`,
     bindings,
   }),
   sortValue: ({ sql, bindings }, text) => ({ sql: text ? `${sql} COLLATE "C"` : sql, bindings }),
