@@ -176,11 +176,16 @@ forEachDialect((ctx) => {
       client.on('error', () => undefined)
       ctx.knex.on('query', counter)
       try {
-        await new Promise((resolve) => setTimeout(resolve, 500))
-        const settled = statements
-        await new Promise((resolve) => setTimeout(resolve, 300))
+        for (let wait = 0; wait < 100 && atAbort === 0; wait++) await new Promise((resolve) => setTimeout(resolve, 100))
+        expect(atAbort).toBe(5)
+        // Until no statement came for a while (a loaded machine may take its time to notice the close).
+        let settled = -1
+        for (let wait = 0; wait < 25 && settled !== statements; wait++) {
+          settled = statements
+          await new Promise((resolve) => setTimeout(resolve, 200))
+        }
         expect(statements).toBe(settled)
-        expect(statements - atAbort).toBeLessThan(20)
+        expect(statements - atAbort).toBeLessThan(50)
         expect(statements).toBeLessThan(seed.articles.length)
       } finally {
         ctx.knex.off('query', counter)
