@@ -109,10 +109,14 @@ async function main(): Promise<void> {
     'the client (fetch) reads and discards the body. "peak RSS" is that child\'s `resourceUsage().maxRSS` after the',
     'export (its RSS before it beside); "CPU" the child\'s user+system time for the export. CLI: the same rows',
     "written to a pipe by the database's client (`sqlite3 -csv -header`, `psql \\copy (...) to stdout csv header`,",
-    '`mysql --batch`, which writes tab-separated text), timed the same way. Wall-clock figures on a shared machine.',
+    '`mysql --batch`, which writes tab-separated text), timed the same way, its CPU time from `/usr/bin/time`. The',
+    'machine is shared with other work (load average about 12 on 2 cores during the runs), so wall-clock times and',
+    'their ratio vary from run to run; CPU times much less. On SQLite both sides do all the work in their own process;',
+    "on PostgreSQL and MariaDB the server formats and sends the rows, so the CLI's CPU is only its copying, while the",
+    'router also parses every row.',
     '',
-    '| database | router first byte ms | router total s | CLI total s | router / CLI | peak RSS MiB (before) | router CPU s | router MB / CLI MB |',
-    '|---|---|---|---|---|---|---|---|',
+    '| database | router first byte ms | router total s | CLI total s | router / CLI (wall) | router CPU s | CLI CPU s | peak RSS MiB (before) | router MB / CLI MB |',
+    '|---|---|---|---|---|---|---|---|---|',
   ]
   for (const name of selectedDialects('BENCH_DIALECTS')) {
     const result = await measure(name)
