@@ -15,6 +15,8 @@ const DEFAULT_IDEMPOTENCY_TTL = 86_400
 /** Resolved options; `ItemsRouterOptions` documents each one. Not exported from the package. */
 export interface RouterConfig {
   readonly knex: Knex
+  /** The replica's knex and the primary-read test; null: every statement on `knex`. */
+  readonly replica: { readonly knex: Knex; readonly readsPrimary: ((req: Request) => boolean) | undefined } | null
   readonly limits: Limits
   readonly bodyLimit: number | string
   readonly maxFilterDepth: number
@@ -24,6 +26,7 @@ export interface RouterConfig {
   readonly maxRelations: number
   readonly maxLoadedRows: number
   readonly maxFilterConditions: number
+  readonly maxPatternConditions: number
   readonly maxListEntries: number
   readonly maxJsonDepth: number
   readonly maxExportRows: number
@@ -57,6 +60,7 @@ function resolveOpenApi(given: ItemsRouterOptions['openapi']): RouterConfig['ope
 const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true } = {
   knex: true,
   collections: true,
+  replica: true,
   defaultLimit: true,
   maxLimit: true,
   maxBatchSize: true,
@@ -68,6 +72,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxRelations: true,
   maxLoadedRows: true,
   maxFilterConditions: true,
+  maxPatternConditions: true,
   maxListEntries: true,
   maxJsonDepth: true,
   maxExportRows: true,
@@ -89,6 +94,12 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
 /** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
 const MAX_FILTER_CONDITIONS = 10_000
 
+/**
+ * Three substring matches over 200,000 rows block SQLite's event loop for about 100 ms on the machine
+ * bench/STALL.md was measured on, the bound the README documents; more than three is rare outside of attacks.
+ */
+const DEFAULT_PATTERN_CONDITIONS = 3
+
 /** A shorter HMAC key could be guessed; 32 characters of a random string are plenty. */
 const MIN_SECRET_LENGTH = 32
 
@@ -102,6 +113,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof knex !== 'function' || typeof knex.transaction !== 'function' || !knex.client) {
     throw new ConfigError('CONFIG_MISSING_KNEX', 'options.knex must be a knex instance')
   }
+  const replica = resolveReplica(options.replica)
   checkPositiveInteger(options.maxFilterDepth, 'options.maxFilterDepth')
   checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
   checkPositiveInteger(options.maxQueryParameters, 'options.maxQueryParameters')
@@ -113,6 +125,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.maxFilterConditions !== undefined && options.maxFilterConditions > MAX_FILTER_CONDITIONS) {
     throw new ConfigError('CONFIG_BAD_LIMIT', `options.maxFilterConditions may be at most ${MAX_FILTER_CONDITIONS}`)
   }
+  checkPositiveInteger(options.maxPatternConditions, 'options.maxPatternConditions')
   checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
   checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
@@ -139,6 +152,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
   return {
     knex,
+    replica,
     limits: resolveLimits(options, DEFAULT_LIMITS, 'options'),
     bodyLimit,
     maxFilterDepth: options.maxFilterDepth ?? 10,
@@ -148,6 +162,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxRelations: options.maxRelations ?? 50,
     maxLoadedRows: options.maxLoadedRows ?? 10_000,
     maxFilterConditions: options.maxFilterConditions ?? 2000,
+    maxPatternConditions: options.maxPatternConditions ?? DEFAULT_PATTERN_CONDITIONS,
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
     maxExportRows: options.maxExportRows ?? 10_000_000,
@@ -165,6 +180,21 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     statementTimeout: options.statementTimeout ?? 30_000,
     hookTimeout: options.hookTimeout ?? 10_000,
   }
+}
+
+const isKnex = (value: unknown): value is Knex =>
+  typeof value === 'function' && typeof (value as Knex).transaction === 'function' && Boolean((value as Knex).client)
+
+function resolveReplica(given: ItemsRouterOptions['replica']): RouterConfig['replica'] {
+  if (given === undefined) return null
+  if (typeof given !== 'object' || given === null)
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica must be { knex, readsPrimary? }')
+  checkKnownOptions(given, { knex: true, readsPrimary: true }, 'options.replica')
+  if (!isKnex(given.knex)) throw new ConfigError('CONFIG_MISSING_KNEX', 'options.replica.knex must be a knex instance')
+  if (given.readsPrimary !== undefined && typeof given.readsPrimary !== 'function') {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica.readsPrimary must be a function of the request')
+  }
+  return { knex: given.knex, readsPrimary: given.readsPrimary }
 }
 
 /** A time limit in milliseconds: 0 turns it off; Node's timers take at most 2^31 - 1. */

@@ -31,6 +31,7 @@ export type {
   OpenApiDocument,
   OpenApiOptions,
   PrimaryKey,
+  ReplicaOptions,
   ScalarFieldDefinition,
   TypedCollectionDefinition,
   UntypedShape,

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
-import { errorHandler } from './errors'
+import { ConfigError, errorHandler } from './errors'
 import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
@@ -31,6 +31,7 @@ import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf } from './repository/dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
 import { ItemsRepository } from './repository/items-repository'
+import { ReadRouting } from './repository/read-routing'
 import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
@@ -65,6 +66,7 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxRelationalDepth: config.maxRelationalDepth,
     maxRelations: config.maxRelations,
     maxConditions: config.maxFilterConditions,
+    maxPatternConditions: config.maxPatternConditions,
     maxListEntries: config.maxListEntries,
     cursorSecret: config.cursorSecret,
     maxExportRows: config.maxExportRows,
@@ -79,18 +81,29 @@ function parserLimits(config: RouterConfig): ParserLimits {
 export function createItemsRouter<const C extends Collections = Collections>(options: ItemsRouterOptions<C>): ItemsRouter<C> {
   const config = normalizeOptions(options)
   const dialect = dialectOf(config.knex)
+  const replica = config.replica
+  if (replica !== null && dialectOf(replica.knex) !== dialect) {
+    throw new ConfigError('CONFIG_BAD_OPTION', `options.replica.knex must use the same client as options.knex (${dialect.name})`)
+  }
+  const routing = new ReadRouting(config.knex, replica?.knex ?? null, replica?.readsPrimary)
   const schema = buildSchema(options.collections, config.limits)
   const parser = parserLimits(config)
   const access: AccessSetup = {
     schema,
     entries: buildAccess(schema, options.collections, options.defaultAccess),
     reachable: reachableCollections(schema),
-    limits: { maxDepth: parser.maxDepth, maxInListLength: parser.maxInListLength, maxConditions: parser.maxConditions },
+    limits: {
+      maxDepth: parser.maxDepth,
+      maxInListLength: parser.maxInListLength,
+      maxConditions: parser.maxConditions,
+      // The host writes access rules; the bound on pattern matches is a bound on what clients may ask for.
+      maxPatternConditions: Number.POSITIVE_INFINITY,
+    },
   }
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)
 
-  const repository = new ItemsRepository(config.knex, dialect, config.maxLoadedRows)
+  const repository = new ItemsRepository(routing, dialect, config.maxLoadedRows)
   const validators = new Map(
     [...schema.collections.values()].map((collection) => [
       collection,
@@ -148,14 +161,19 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     })
   }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
-  const ready = setupCheck(config.knex, dialect, config.logger)
+  const checks = [config.knex, ...(replica ? [replica.knex] : [])].map((knex) => setupCheck(knex, dialect, config.logger))
   router.use(['/items', '/versions'], (_req, _res, next) => {
-    ready().then(() => next(), next)
+    Promise.all(checks.map((ready) => ready())).then(() => next(), next)
   })
   router.use('/items', json)
   router.use('/versions', json)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  router.use(['/items', '/versions'], requestScope(), guardStatements(config.knex, dialect, config.statementTimeout))
+  router.use(
+    ['/items', '/versions'],
+    requestScope(),
+    guardStatements(routing.replica ? [config.knex, routing.replica] : [config.knex], dialect, config.statementTimeout),
+    routing.middleware(),
+  )
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
   router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))

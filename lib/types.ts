@@ -343,6 +343,18 @@ export interface OpenApiOptions {
   description?: string
 }
 
+/** A read replica for the router's reads (see `ItemsRouterOptions.replica`). */
+export interface ReplicaOptions {
+  /** A knex instance whose connections reach a replica of the primary's database. */
+  knex: Knex
+  /**
+   * Whether a read request must read from the primary, to see its client's own writes.
+   *
+   * @default (req) => req.get('Items-Consistency') === 'strong'
+   */
+  readsPrimary?: (req: Request) => boolean
+}
+
 /** Where the router reports errors it does not send to the client (unexpected 500s). */
 export interface Logger {
   error(message: string, error?: unknown): void
@@ -358,6 +370,16 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
   knex: Knex
   /** The collections to serve, by name. Nothing else is reachable. */
   collections: C
+  /**
+   * A read replica of `knex`'s database. Untransacted reads of GET, HEAD and SEARCH requests run on
+   * `replica.knex`; writes, everything inside a transaction, the read-back after a write, version saves and
+   * promotes, idempotency keys and hooks' `meta.db` stay on `knex`, so replica lag never changes a write's answer.
+   * A client that must see its own writes sends `Items-Consistency: strong` (or what `readsPrimary` looks for).
+   * Same client (dialect) as `knex`; the router never opens or closes its connections either.
+   *
+   * @example { knex: knexFactory({ client: 'pg', connection: process.env.REPLICA_URL }) }
+   */
+  replica?: ReplicaOptions
   /**
    * Largest JSON body accepted, in bytes or as a string such as `'1mb'`; a larger one is a 413 `PAYLOAD_TOO_LARGE`.
    *
@@ -403,15 +425,26 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    */
   maxLoadedRows?: number
   /**
-   * Most conditions one filter may hold (the `filter` parameter, a by-query write's `query.filter`, or one
-   * `deep[rel][_filter]`), each value of an `_in` / `_nin` / `_between` list counting as one. Together with the
-   * other bounds it keeps every statement below each driver's bind-variable limit.
+   * Most conditions one request's filters may hold together (the `filter` parameter and every
+   * `deep[rel][_filter]`, or a by-query write's `query.filter`), each value of an `_in` / `_nin` / `_between`
+   * list and each `_and` / `_or` entry counting as one. Together with the other bounds it keeps every statement
+   * below each driver's bind-variable limit.
    *
    * @default 2000
    */
   maxFilterConditions?: number
   /**
-   * Most entries in each list parameter: `fields`, `sort`, `groupBy`, and the fields of `aggregate`.
+   * Most substring, prefix and suffix conditions (`_contains`, `_icontains`, `_starts_with`, ... and their
+   * negations) one request's filters may hold together. No index serves them, so each costs a pass over the rows
+   * it is tested on: on SQLite that pass blocks the event loop (about 20–40 ms per condition per 200,000 rows),
+   * elsewhere it holds a connection. `search` is not counted: the collection's text fields, which the host
+   * chooses, bound it.
+   *
+   * @default 3
+   */
+  maxPatternConditions?: number
+  /**
+   * Most entries in each list parameter: `fields`, `sort`, `groupBy`, `alias`, and the fields of `aggregate`.
    *
    * @default 100
    */

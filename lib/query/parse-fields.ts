@@ -58,11 +58,17 @@ function deepOf(deep: unknown, output: string): Record<string, unknown> {
 function checkDeep(
   deep: Record<string, unknown>,
   collection: Collection,
-  schema: SchemaView,
+  state: FieldsOptions,
   where: string,
   onList: boolean,
   aliases: Readonly<Record<string, string>> = {},
+  depth = 0,
 ): void {
+  // A JSON `deep` (a SEARCH body may hold a megabyte of it) could otherwise nest deeper than the stack goes.
+  if (depth > state.maxRelationalDepth) {
+    throw new InvalidQueryError(`"deep" crosses more than ${state.maxRelationalDepth} relations`)
+  }
+  const schema = state.schema
   for (const [key, value] of Object.entries(deep)) {
     if (key.startsWith('_')) {
       if (!DEEP_KEYS.has(key)) throw new InvalidQueryError(`"deep" does not know "${key}"${where}`)
@@ -74,7 +80,7 @@ function checkDeep(
       throw new InvalidQueryError(`"deep" names "${key}", which is not a relation of collection "${collection.name}"`)
     }
     if (!isPlainObject(value)) throw new InvalidQueryError(`"deep" for "${key}" must be an object`)
-    checkDeep(value, relatedOf(member)!, schema, ` (under "${key}")`, member.kind === 'o2m')
+    checkDeep(value, relatedOf(member)!, state, ` (under "${key}")`, member.kind === 'o2m', {}, depth + 1)
   }
 }
 
@@ -178,6 +184,6 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
   const state: FieldsState = { ...options, backlink: input.backlink, now, relations: 0 }
   const aliases = parseAliases(input.alias, collection, options.schema)
   const deep = parseObjectParam(input.deep, 'deep') ?? {}
-  checkDeep(deep, collection, options.schema, '', false, aliases)
+  checkDeep(deep, collection, options, '', false, aliases)
   return resolveLevel(collection, paths, 0, undefined, deep, state, aliases)
 }

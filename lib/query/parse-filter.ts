@@ -19,19 +19,35 @@ export interface FilterLimits {
   readonly maxDepth: number
   /** Most values in one `_in` / `_nin` list. */
   readonly maxInListLength: number
-  /** Most conditions in one filter, list values and group entries included (`maxFilterConditions`). */
+  /** Most conditions in one request's filters, list values and group entries included (`maxFilterConditions`). */
   readonly maxConditions: number
+  /** Most substring and prefix/suffix matches in one request's filters (`maxPatternConditions`). */
+  readonly maxPatternConditions: number
   /** Resolves `$CURRENT_USER` and the other caller variables; without it they are unknown to the filter. */
   readonly variables?: Variables
+  /**
+   * What the request's filters have used so far. The parser of one request passes one budget to every filter it
+   * parses (the main one, `deep` ones, a by-query write's), so the bounds hold per request, not per filter.
+   * Without it each filter counts on its own (access rules, which the host writes).
+   */
+  readonly budget?: FilterBudget
 }
+
+/** Conditions counted against the request's bounds. */
+export interface FilterBudget {
+  conditions: number
+  patterns: number
+}
+
+export const newFilterBudget = (): FilterBudget => ({ conditions: 0, patterns: 0 })
 
 /** Where the parser stands: the limits, the collection whose fields the current level names, the clock. */
 interface FilterState extends FilterLimits {
   readonly collection: Collection
   /** One clock reading per request, so every `$NOW` in a filter means the same instant. */
   readonly now: Date
-  /** Conditions parsed so far in this filter, shared by every level. */
-  readonly counted: { conditions: number }
+  /** Conditions parsed so far, shared by every level (and by every filter of the request). */
+  readonly counted: FilterBudget
 }
 
 /** Counts `count` more conditions, refusing the filter as soon as it passes the bound (before SQL exists). */
@@ -39,6 +55,18 @@ function countConditions(state: FilterState, count: number): void {
   state.counted.conditions += count
   if (state.counted.conditions > state.maxConditions) {
     throw new InvalidQueryError(`The filter has more than ${state.maxConditions} conditions (maxFilterConditions)`)
+  }
+}
+
+/**
+ * Pattern matches get a bound of their own: no index serves a substring match, so each one costs a pass over
+ * every row it is tested on. On SQLite that pass runs on the event loop; elsewhere it holds a connection.
+ */
+function countPattern(state: FilterState): void {
+  if (++state.counted.patterns > state.maxPatternConditions) {
+    throw new InvalidQueryError(
+      `The filter has more than ${state.maxPatternConditions} substring, prefix or suffix conditions (maxPatternConditions)`,
+    )
   }
 }
 
@@ -96,6 +124,7 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, stat
   if (!spec.on.includes(field.spec.family)) {
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
   }
+  if (spec.pattern) countPattern(state)
   // Variables are resolved per list item, once a comma-separated list is split. A comparison with an absent
   // one matches no row, as a comparison with SQL NULL would.
   if (takes(operator, 'flag')) {
@@ -277,5 +306,5 @@ export function parseFilter(raw: unknown, collection: Collection, limits: Filter
   const tree = parseObjectParam(raw, 'filter')
   if (tree === null) return null
   // The top-level object is not a group: depth counts `_and` / `_or` nesting only.
-  return simplify(parseGroup(tree, { ...limits, collection, now, counted: { conditions: 0 } }, 0))
+  return simplify(parseGroup(tree, { ...limits, collection, now, counted: limits.budget ?? newFilterBudget() }, 0))
 }

@@ -5,8 +5,9 @@ import { unstorableText } from '../schema/field-types'
 import { both } from './filter-node'
 import { parseAggregateQuery } from './parse-aggregate'
 import { parseFields, type FieldsOptions } from './parse-fields'
-import { parseFilter } from './parse-filter'
+import { newFilterBudget, parseFilter } from './parse-filter'
 import { parseList, parseSingle } from './parse-list'
+import { parseObjectParam } from './parse-object-param'
 import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
@@ -73,7 +74,7 @@ function parseVersion(raw: unknown): string | null {
 
 /** Everything the parser needs besides the request: the schema and the router's limits. */
 export interface ParserOptions extends FieldsOptions {
-  /** Most entries in `fields`, `sort`, `groupBy` and `aggregate` each (`maxListEntries`). */
+  /** Most entries in `fields`, `sort`, `groupBy`, `aggregate` and `alias` each (`maxListEntries`). */
   readonly maxListEntries: number
   /** Signs and checks page cursors (`cursorSecret`). */
   readonly cursorSecret: Buffer
@@ -92,6 +93,7 @@ function checkListEntries(raw: RawQuery, max: number): void {
       ? Object.values(aggregate).reduce((sum: number, list) => sum + safeList(list, 'aggregate').length, 0)
       : 0
   const counts: Array<[string, number]> = [
+    ['alias', safeObjectSize(raw.alias, 'alias')],
     ['fields', safeList(raw.fields, 'fields').length],
     ['sort', safeList(raw.sort, 'sort').length],
     ['groupBy', safeList(raw.groupBy, 'groupBy').length],
@@ -99,6 +101,15 @@ function checkListEntries(raw: RawQuery, max: number): void {
   ]
   for (const [parameter, count] of counts) {
     if (count > max) throw new InvalidQueryError(`"${parameter}" has more than ${max} entries (maxListEntries)`)
+  }
+}
+
+/** An object parameter's keys for counting; a malformed one counts as empty here and is refused by its own parser. */
+function safeObjectSize(raw: unknown, parameter: string): number {
+  try {
+    return Object.keys(parseObjectParam(raw, parameter) ?? {}).length
+  } catch {
+    return 0
   }
 }
 
@@ -111,8 +122,10 @@ function safeList(raw: unknown, parameter: string): string[] {
   }
 }
 
-export function parseQuery(raw: RawQuery, collection: Collection, options: ParserOptions, now = new Date()): Query {
-  checkListEntries(raw, options.maxListEntries)
+export function parseQuery(raw: RawQuery, collection: Collection, given: ParserOptions, now = new Date()): Query {
+  checkListEntries(raw, given.maxListEntries)
+  // One budget for every filter of the request: the main one and each `deep` one.
+  const options = { ...given, budget: newFilterBudget() }
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)
@@ -149,11 +162,12 @@ export function parseQuery(raw: RawQuery, collection: Collection, options: Parse
  * The `query` of a by-query PATCH or DELETE: which rows to change, among those the caller may read. Every
  * matching row unless it sets a limit.
  */
-export function parseSelection(raw: unknown, collection: Collection, options: ParserOptions, now = new Date()): Selection {
+export function parseSelection(raw: unknown, collection: Collection, given: ParserOptions, now = new Date()): Selection {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InvalidPayloadError('"query" must be an object with filter, search, sort, limit or offset')
   }
   const query = raw as RawQuery
+  const options = { ...given, budget: newFilterBudget() }
   return {
     filter: both(options.schema.scope(collection), parseFilter(query.filter, collection, options, now)),
     search: parseSearch(query.search, collection, options.schema),

@@ -2,6 +2,7 @@
 // is answered from the record instead of writing again. A claim commits with the write it belongs to.
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
+import { createTableOnce, onceUntilFailure } from './create-table-once'
 import type { PrimaryKey } from '../types'
 import { dialectOf } from './dialects'
 
@@ -23,9 +24,8 @@ export class IdempotencyKeyTaken extends Error {}
  * LONGTEXT); `created_at` is ISO-8601 UTC text, indexed for the expiry sweep.
  */
 export async function createIdempotencyTable(knex: Knex, table: string = DEFAULT_IDEMPOTENCY_TABLE): Promise<void> {
-  if (await knex.schema.hasTable(table)) return
   const dialect = dialectOf(knex)
-  await knex.schema.createTable(table, (t) => {
+  await createTableOnce(knex, table, (t) => {
     // Keys compare exactly: "Abc" and "abc" are two requests, on MySQL too.
     dialect.exactStringColumn(t, 'key', 255).primary()
     t.string('owner', 36).notNullable()
@@ -38,19 +38,16 @@ export async function createIdempotencyTable(knex: Knex, table: string = DEFAULT
 }
 
 export class IdempotencyStore {
-  private tableReady: Promise<void> | null = null
+  /** Creates the table once, on first use, when the router was asked to. */
+  readonly ready: () => Promise<void>
 
   constructor(
     private readonly knex: Knex,
     private readonly table: string,
     private readonly ttlSeconds: number,
-    private readonly ensureTable: (() => Promise<void>) | null,
-  ) {}
-
-  /** Creates the table once, on first use, when the router was asked to. */
-  ready(): Promise<void> {
-    this.tableReady ??= this.ensureTable ? this.ensureTable() : Promise.resolve()
-    return this.tableReady
+    ensureTable: (() => Promise<void>) | null,
+  ) {
+    this.ready = onceUntilFailure(ensureTable)
   }
 
   /** The record of `key`, unless there is none or it expired. */

@@ -13,6 +13,7 @@ import { mapDbError } from './map-db-error'
 import { retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
+import { ReadRouting } from './read-routing'
 import { streamRows, type ChunkLoader } from './row-stream'
 
 /**
@@ -50,13 +51,27 @@ const everyRow: ScopeOf = () => null
 export class ItemsRepository {
   private readonly loader: ItemLoader
 
+  private readonly knex: Knex
+  private readonly routing: ReadRouting
+
+  /**
+   * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
+   * untransacted reads run (see read-routing.ts): the methods below that take no `db` ask it per statement.
+   */
   constructor(
-    private readonly knex: Knex,
+    routing: ReadRouting | Knex,
     private readonly dialect: Dialect,
     /** Most rows one read may load across its statements (`maxLoadedRows`); for an export, each chunk's. */
     private readonly maxLoadedRows = Number.POSITIVE_INFINITY,
   ) {
-    this.loader = new ItemLoader(knex, dialect, maxLoadedRows)
+    this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
+    this.knex = this.routing.primary
+    this.loader = new ItemLoader(this.knex, dialect, maxLoadedRows)
+  }
+
+  /** Where a read outside a transaction runs: the replica for read requests when there is one. */
+  private reads(): Knex {
+    return this.routing.reader()
   }
 
   /** One page of items, with the counts `query.meta` asks for. */
@@ -64,12 +79,12 @@ export class ItemsRepository {
     const { aggregate } = query
     let last: readonly unknown[] | null | undefined
     let items: Item[]
-    if (aggregate) items = await this.loader.aggregate(this.knex, collection, { ...query, aggregate })
+    if (aggregate) items = await this.loader.aggregate(this.reads(), collection, { ...query, aggregate })
     else if (query.meta.nextCursor) {
-      const page = await this.loader.loadKeyed(this.knex, collection, query.fields, query)
+      const page = await this.loader.loadKeyed(this.reads(), collection, query.fields, query)
       items = page.items
       last = query.limit !== null && items.length >= query.limit ? page.last : null
-    } else items = await this.loader.load(this.knex, collection, query.fields, query)
+    } else items = await this.loader.load(this.reads(), collection, query.fields, query)
     const { totalCount, filterCount, totalCountEstimate } = query.meta
     if (!totalCount && !filterCount && !totalCountEstimate) return { items, last }
     const meta: PageMeta = {}
@@ -86,7 +101,7 @@ export class ItemsRepository {
    */
   streamItems(collection: Collection, query: Query): AsyncGenerator<Item[], void, undefined> {
     const load: ChunkLoader = (after, limit) =>
-      this.loader.loadKeyed(this.knex, collection, query.fields, {
+      this.loader.loadKeyed(this.reads(), collection, query.fields, {
         ...query,
         after: after ?? query.after ?? null,
         offset: after === null ? query.offset : 0,
@@ -102,18 +117,18 @@ export class ItemsRepository {
   private async estimateCount(collection: Collection, scope: FilterNode | null): Promise<number> {
     const estimate = this.dialect.estimateRows
     if (estimate === null) return this.count(collection, scope, null)
-    const qb = this.knex(collection.table).select(this.knex.raw('1'))
+    const qb = this.reads()(collection.table).select(this.knex.raw('1'))
     const joins = this.loader.countJoins(collection)
     this.loader.where(qb, collection, { filter: scope, search: null }, joins)
     joins.applyTo(qb)
-    return (await estimate(this.knex, qb)) ?? this.count(collection, scope, null)
+    return (await estimate(this.reads(), qb)) ?? this.count(collection, scope, null)
   }
 
   /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
     // A `cursor` places pages in a list; one item by key has no place to start after.
-    const [item] = await this.loader.load(this.knex, collection, query.fields, { ...query, filter, limit: 1, offset: 0, after: null })
+    const [item] = await this.loader.load(this.reads(), collection, query.fields, { ...query, filter, limit: 1, offset: 0, after: null })
     return item ?? null
   }
 
@@ -123,7 +138,7 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
-    db: Db = this.knex,
+    db: Db = this.reads(),
   ): Promise<Item[]> {
     return (await this.readKeyed(collection, keys, fields, scope, db)).map(({ item }) => item)
   }
@@ -134,7 +149,7 @@ export class ItemsRepository {
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
-    db: Db = this.knex,
+    db: Db = this.reads(),
   ): Promise<{ key: PrimaryKey; item: Item }[]> {
     const byKey = await this.loader.byKeys(db, collection, [...new Set(keys)], fields, scope)
     return keys.flatMap((key) => {
@@ -270,7 +285,7 @@ export class ItemsRepository {
   }
 
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
-  async firstKey(collection: Collection, scope: FilterNode | null = null, db: Db = this.knex): Promise<PrimaryKey | null> {
+  async firstKey(collection: Collection, scope: FilterNode | null = null, db: Db = this.reads()): Promise<PrimaryKey | null> {
     const [key] = await this.findKeys(db, collection, {
       filter: scope,
       search: null,
@@ -282,7 +297,7 @@ export class ItemsRepository {
   }
 
   private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
-    const qb = this.knex(collection.table).count({ count: '*' })
+    const qb = this.reads()(collection.table).count({ count: '*' })
     const joins = this.loader.countJoins(collection)
     this.loader.where(qb, collection, { filter, search }, joins)
     joins.applyTo(qb)

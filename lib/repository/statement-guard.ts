@@ -13,32 +13,35 @@ type Compiled = { sql: string } | { sql: string }[]
 type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled }
 
 interface Guard {
-  readonly knex: Knex
   readonly statementTimeout: number
   readonly cancel: (knex: Knex, marker: string) => Promise<unknown>
 }
 
-/** The guard of each request's router; the knex listener looks it up by the request's scope. */
+/** The guard of each request's router; the knex listeners look it up by the request's scope. */
 const guards = new WeakMap<RequestScope, Guard>()
-/** knex instances with our listener: one each, however many routers share it. */
+/** knex instances with our listeners: one each, however many routers share it. */
 const listening = new WeakSet<Knex>()
-/** Statements already guarded, and scopes whose abort already cancels their statements. */
+/** Statements already guarded. */
 const seen = new WeakSet<object>()
+/** The knex instances (primary, replica) whose statements an abort of the scope cancels. */
+const cancelledOnAbort = new WeakMap<RequestScope, Set<Knex>>()
 
 /**
  * Middleware, mounted after `requestScope()`, that puts the request's statements under this router's limits.
- * Registers one listener on the knex instance: its `start` event fires per statement once it holds its
- * connection, before the SQL is compiled, in the async context of the code that awaits it (hooks' statements
- * on `meta.db` included). Statements outside the router's requests (the host's own) are left alone.
+ * Registers one listener on each knex instance (the primary and a replica): its `start` event fires per
+ * statement once it holds its connection, before the SQL is compiled, in the async context of the code that
+ * awaits it (hooks' statements on `meta.db` included). Statements outside the router's requests (the host's own)
+ * are left alone.
  */
-export function guardStatements(knex: Knex, dialect: Dialect, statementTimeout: number): RequestHandler {
+export function guardStatements(instances: readonly Knex[], dialect: Dialect, statementTimeout: number): RequestHandler {
   const cancel = dialect.cancelStatements
   if (cancel === null) return (_req, _res, next) => next()
-  if (!listening.has(knex)) {
+  for (const knex of instances) {
+    if (listening.has(knex)) continue
     listening.add(knex)
-    knex.on('start', guardStatement)
+    knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
   }
-  const guard: Guard = { knex, statementTimeout, cancel }
+  const guard: Guard = { statementTimeout, cancel }
   return (_req, _res, next) => {
     const scope = currentRequest()
     if (scope) guards.set(scope, guard)
@@ -46,7 +49,7 @@ export function guardStatements(knex: Knex, dialect: Dialect, statementTimeout: 
   }
 }
 
-function guardStatement(builder: Runnable): void {
+function guardStatement(knex: Knex, builder: Runnable): void {
   const scope = currentRequest()
   const guard = scope && guards.get(scope)
   // Query builders and raw statements only: a schema builder (the versions table's DDL) has no timeout.
@@ -54,28 +57,48 @@ function guardStatement(builder: Runnable): void {
   seen.add(builder)
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
-  if (guard.statementTimeout > 0) builder.timeout(guard.statementTimeout, { cancel: true })
+  if (guard.statementTimeout > 0) {
+    builder.timeout(guard.statementTimeout, { cancel: true })
+    // knex reports its own timeout on the builder only, not on the knex instance.
+    builder.on('query-error', (error: unknown) => cancelTimedOut(knex, scope, guard, error))
+  }
   const toSQL = builder.toSQL.bind(builder)
   builder.toSQL = () => {
     const compiled = toSQL()
     for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
     return compiled
   }
-  if (!seen.has(scope)) {
-    seen.add(scope)
+  const instances = cancelledOnAbort.get(scope) ?? new Set<Knex>()
+  cancelledOnAbort.set(scope, instances)
+  if (!instances.has(knex)) {
+    instances.add(knex)
     const stop = (): void => {
-      guard.cancel(guard.knex, marker(scope).trimEnd()).catch(() => undefined)
+      guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
     }
     scope.signal.addEventListener('abort', stop, { once: true })
   }
 }
 
+/**
+ * After knex's own cancellation of a timed-out statement, cancels the request's statements by their marker too.
+ * knex signals the backend process id the driver learnt when it connected; behind a pooler (PgBouncer) that id
+ * is the pooler's own, so the server would run the statement on. The marker finds it in the server's own list.
+ */
+function cancelTimedOut(knex: Knex, scope: RequestScope, guard: Guard, error: unknown): void {
+  if (isKnexTimeout(error)) guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
+}
+
+const isKnexTimeout = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  (error as { name?: unknown }).name === 'KnexTimeoutError' &&
+  typeof (error as { timeout?: unknown }).timeout === 'number'
+
 /** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */
 export function statementError(error: unknown, dialect: Dialect, statementTimeout: number): unknown {
   if (error instanceof ItemsError || typeof error !== 'object' || error === null) return error
   // knex's own timeout error carries the limit; its pool-acquisition timeout does not, and is not ours.
-  const timedOut = (error as { name?: unknown }).name === 'KnexTimeoutError' && typeof (error as { timeout?: unknown }).timeout === 'number'
-  if (!timedOut && !dialect.isCancelled(error)) return error
+  if (!isKnexTimeout(error) && !dialect.isCancelled(error)) return error
   return new ItemsError(
     'QUERY_TIMEOUT',
     `The database did not answer within ${statementTimeout} ms, so the request was stopped.`,

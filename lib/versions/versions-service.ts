@@ -7,6 +7,7 @@ import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
 import type { FieldNode, Query } from '../query/query'
+import { onceUntilFailure } from '../repository/create-table-once'
 import type { ItemsRepository, Page } from '../repository/items-repository'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload, PayloadValidator } from '../schema/payload-validator'
@@ -46,7 +47,8 @@ type NewVersion = Omit<Version, 'id'> & { readonly key: string; readonly hash: s
 export class VersionsService {
   /** The versions table's fields, by name. */
   readonly fields: Readonly<Record<VersionField, Field>>
-  private tableReady: Promise<void> | null = null
+  /** Creates the table once, on first use, when the router was asked to. */
+  readonly ready: () => Promise<void>
 
   constructor(
     private readonly repository: ItemsRepository,
@@ -54,15 +56,10 @@ export class VersionsService {
     /** The versions table as an internal collection (see versions-table.ts). */
     readonly collection: Collection,
     private readonly validators: ReadonlyMap<Collection, PayloadValidator>,
-    private readonly ensureTable: (() => Promise<void>) | null,
+    ensureTable: (() => Promise<void>) | null,
   ) {
     this.fields = Object.fromEntries(collection.fields.map((field) => [field.name, field])) as Record<VersionField, Field>
-  }
-
-  /** Creates the table once, on first use, when the router was asked to. */
-  ready(): Promise<void> {
-    this.tableReady ??= this.ensureTable ? this.ensureTable() : Promise.resolve()
-    return this.tableReady
+    this.ready = onceUntilFailure(ensureTable)
   }
 
   /** A collection that keeps versions; any other name is refused as the payload's mistake. */

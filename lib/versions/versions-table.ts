@@ -1,5 +1,6 @@
 // The content-versions table: its DDL for host migrations, and its definition as an internal collection.
 import type { Knex } from 'knex'
+import { createTableOnce } from '../repository/create-table-once'
 import { dialectOf } from '../repository/dialects'
 import type { CollectionDefinition } from '../types'
 
@@ -10,9 +11,8 @@ export const DEFAULT_VERSIONS_TABLE = 'items_versions'
  * delta JSON text, so the table is the same on every database.
  */
 export async function createVersionsTable(knex: Knex, table: string = DEFAULT_VERSIONS_TABLE): Promise<void> {
-  if (await knex.schema.hasTable(table)) return
   const dialect = dialectOf(knex)
-  await knex.schema.createTable(table, (t) => {
+  await createTableOnce(knex, table, (t) => {
     t.increments('id')
     // The unique (collection, item, key) must tell "Draft" from "draft", as every other comparison does.
     dialect.exactStringColumn(t, 'key', 64).notNullable()

@@ -131,9 +131,69 @@ forEachDialect((ctx: DialectContext) => {
         ),
       ).toBe(0)
     })
+
+    it('counts every filter of the request together: the main one and each deep one', async () => {
+      const small = appWith({ maxFilterConditions: 4 })
+      const deep = `deep[comments][_filter]=${encodeURIComponent(JSON.stringify({ id: { _in: [1, 2] } }))}`
+      expect(ok(await request(small).get(`/api/items/articles?fields=id,comments.id&filter[id][_in]=1,2&${deep}`))).toHaveLength(2)
+      expect(
+        await refused(
+          small,
+          (a) => a.get(`/api/items/articles?fields=id,comments.id&filter[id][_in]=1,2,3&${deep}`),
+          'maxFilterConditions',
+        ),
+      ).toBe(0)
+    })
   })
 
-  describe('maxListEntries (fields, sort, groupBy, aggregate)', () => {
+  describe('maxPatternConditions (substring, prefix and suffix matches)', () => {
+    const patterns = (operators: string[]): string =>
+      `filter=${encodeURIComponent(JSON.stringify({ _or: operators.map((operator, i) => ({ title: { [operator]: `x${i}` } })) }))}`
+
+    it('the default (3) accepts three and refuses a fourth of any pattern operator without SQL', async () => {
+      ok(await request(app).get(`/api/items/articles?fields=id&${patterns(['_icontains', '_starts_with', '_nends_with'])}`))
+      for (const fourth of ['_contains', '_nicontains', '_istarts_with', '_iends_with']) {
+        const query = patterns(['_icontains', '_starts_with', '_nends_with', fourth])
+        expect(await refused(app, (a) => a.get(`/api/items/articles?fields=id&${query}`), 'maxPatternConditions')).toBe(0)
+      }
+    })
+
+    it('counts deep filters and relational conditions with the main filter, and not equality or search', async () => {
+      const small = appWith({ maxPatternConditions: 1 })
+      ok(await request(small).get('/api/items/articles?fields=id&filter[title][_icontains]=a&filter[status][_eq]=draft&search=b'))
+      expect(
+        await refused(
+          small,
+          (a) => a.get('/api/items/articles?fields=id,comments.id&filter[title][_icontains]=a&deep[comments][_filter][body][_contains]=b'),
+          'maxPatternConditions',
+        ),
+      ).toBe(0)
+      expect(
+        await refused(
+          small,
+          (a) => a.get('/api/items/articles?fields=id&filter[title][_icontains]=a&filter[author][name][_istarts_with]=b'),
+          'maxPatternConditions',
+        ),
+      ).toBe(0)
+    })
+
+    it('bounds a by-query write the same way, and nothing changes', async () => {
+      const small = appWith({ maxPatternConditions: 1 })
+      const body = { query: { filter: { _or: [{ title: { _contains: 'a' } }, { title: { _contains: 'b' } }] } }, data: { rating: 1 } }
+      expect(await refused(small, (a) => a.patch('/api/items/articles').send(body), 'maxPatternConditions')).toBe(0)
+    })
+
+    it('does not bound the access rules the host writes', async () => {
+      const anyOf = { _or: ['a', 'e', 'i', 'o', 'u'].map((letter) => ({ title: { _icontains: letter } })) }
+      const guarded = appWith({
+        maxPatternConditions: 1,
+        collections: { ...collections, articles: { ...collections.articles, access: { read: { filter: anyOf } } } },
+      })
+      expect((ok(await request(guarded).get('/api/items/articles?fields=id&limit=-1')) as unknown[]).length).toBeGreaterThan(0)
+    })
+  })
+
+  describe('maxListEntries (fields, sort, groupBy, aggregate, alias)', () => {
     const list = (n: number, name: string): string => Array.from({ length: n }, () => name).join(',')
 
     it.each([
@@ -154,6 +214,25 @@ forEachDialect((ctx: DialectContext) => {
       expect(ok(await request(small).get('/api/items/articles?fields=id,title&sort=status,-id&limit=1'))).toHaveLength(1)
       expect(await refused(small, (a) => a.get('/api/items/articles?fields=id,title,status'), 'maxListEntries')).toBe(0)
       expect(await refused(small, (a) => a.get('/api/items/articles?groupBy=status,rating,author'), 'maxListEntries')).toBe(0)
+    })
+
+    it('counts alias entries, in bracket and JSON form', async () => {
+      const small = appWith({ maxListEntries: 2 })
+      ok(await request(small).get('/api/items/articles?fields=a,b&alias[a]=title&alias[b]=status&limit=1'))
+      expect(await refused(small, (a) => a.get('/api/items/articles?alias[a]=id&alias[b]=id&alias[c]=id'), 'maxListEntries')).toBe(0)
+      const json = encodeURIComponent(JSON.stringify({ a: 'id', b: 'id', c: 'id' }))
+      expect(await refused(small, (a) => a.get(`/api/items/articles?alias=${json}`), 'maxListEntries')).toBe(0)
+    })
+  })
+
+  describe('deep nesting', () => {
+    it('a JSON deep nested past maxRelationalDepth is refused without SQL', async () => {
+      // A SEARCH body is bounded by maxJsonDepth before parsing; a URL's JSON is bounded by its length only.
+      const levels = 300
+      const deep = '{"comments":{"article":'.repeat(levels) + '{}' + '}}'.repeat(levels)
+      const { result, count } = await ctx.countQueries(() => request(app).get(`/api/items/articles?fields=id&deep=${deep}`))
+      expect(expectError(result, 400, 'INVALID_QUERY').message).toContain('"deep" crosses more than 10 relations')
+      expect(count).toBe(0)
     })
   })
 

@@ -30,6 +30,7 @@ export const PARSER_LIMITS: Omit<ParserOptions, 'schema' | 'variables'> = {
   maxRelationalDepth: 10,
   maxRelations: 50,
   maxConditions: 2000,
+  maxPatternConditions: 3,
   maxListEntries: 100,
   cursorSecret: Buffer.from('spec-cursor-secret-of-thirty-two-characters'),
   maxExportRows: 10_000_000,

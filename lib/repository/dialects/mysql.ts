@@ -80,10 +80,14 @@ const UNAVAILABLE: ReadonlySet<string> = new Set([
 /** mysql2 marks errors after which the connection is unusable as `fatal`; lock waits and deadlocks are not. */
 function recogniseFault(error: DriverError): Fault | null {
   const code = typeof error.code === 'string' ? error.code : ''
+  // A Galera certification failure (a concurrent commit on another node wrote the same rows) is reported as
+  // ER_LOCK_DEADLOCK too, so it is retried like one.
   if (code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT') return 'conflict'
   if (UNAVAILABLE.has(code) || isNetworkError(code) || error.fatal === true) return 'unavailable'
   const message = typeof error.message === 'string' ? error.message : ''
-  return /connection is in closed state/.test(message) ? 'unavailable' : null
+  // A Galera node that lost its cluster's quorum, or is still joining, refuses statements with ER_UNKNOWN_COM_ERROR
+  // "WSREP has not yet prepared node for application use": another node (or a retry) can serve them.
+  return /connection is in closed state|WSREP has not yet prepared node/.test(message) ? 'unavailable' : null
 }
 
 /** Seconds GET_LOCK waits before giving up; a lock held that long means the database is stuck. */
