@@ -1,4 +1,5 @@
 // Turns the public ItemsRouterOptions into the internal, fully resolved RouterConfig. Runs once.
+import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { checkKnownOptions, checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
@@ -28,6 +29,8 @@ export interface RouterConfig {
   readonly maxPatternConditions: number
   readonly maxListEntries: number
   readonly maxJsonDepth: number
+  readonly maxExportRows: number
+  readonly cursorSecret: Buffer
   readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
   readonly createVersionsTable: boolean
@@ -72,6 +75,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxPatternConditions: true,
   maxListEntries: true,
   maxJsonDepth: true,
+  maxExportRows: true,
+  cursorSecret: true,
   passUnexpectedErrors: true,
   versionsTable: true,
   createVersionsTable: true,
@@ -94,6 +99,9 @@ const MAX_FILTER_CONDITIONS = 10_000
  * bench/STALL.md was measured on, the bound the README documents; more than three is rare outside of attacks.
  */
 const DEFAULT_PATTERN_CONDITIONS = 3
+
+/** A shorter HMAC key could be guessed; 32 characters of a random string are plenty. */
+const MIN_SECRET_LENGTH = 32
 
 const DEFAULT_LIMITS: Limits = { defaultLimit: 100, maxLimit: 1000, maxBatchSize: 1000 }
 
@@ -120,6 +128,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxPatternConditions, 'options.maxPatternConditions')
   checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
+  checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
+  if (options.cursorSecret !== undefined && (typeof options.cursorSecret !== 'string' || options.cursorSecret.length < MIN_SECRET_LENGTH)) {
+    throw new ConfigError('CONFIG_BAD_OPTION', `options.cursorSecret must be a string of at least ${MIN_SECRET_LENGTH} characters`)
+  }
   if (options.versionsTable !== undefined && (typeof options.versionsTable !== 'string' || options.versionsTable === '')) {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.versionsTable must be a non-empty string')
   }
@@ -153,6 +165,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxPatternConditions: options.maxPatternConditions ?? DEFAULT_PATTERN_CONDITIONS,
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
+    maxExportRows: options.maxExportRows ?? 10_000_000,
+    // Random per process by default: cursors then last as long as the process, on this one instance only.
+    cursorSecret: options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret),
     passUnexpectedErrors: options.passUnexpectedErrors === true,
     versionsTable: options.versionsTable ?? DEFAULT_VERSIONS_TABLE,
     createVersionsTable: options.createVersionsTable === true,

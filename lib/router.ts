@@ -68,6 +68,8 @@ function parserLimits(config: RouterConfig): ParserLimits {
     maxConditions: config.maxFilterConditions,
     maxPatternConditions: config.maxPatternConditions,
     maxListEntries: config.maxListEntries,
+    cursorSecret: config.cursorSecret,
+    maxExportRows: config.maxExportRows,
   }
 }
 

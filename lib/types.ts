@@ -529,6 +529,22 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    */
   maxJsonDepth?: number
   /**
+   * Most rows one `export` (a streamed download: `export=csv|json|ndjson`) may hold. Exports are not held to
+   * `maxLimit`: they stream in chunks, so memory does not grow with their size. A larger explicit `limit` is a
+   * 400 `INVALID_QUERY` naming `maxExportRows`; `limit=-1` exports every matching row up to this many.
+   *
+   * @default 10000000
+   */
+  maxExportRows?: number
+  /**
+   * The key that signs page cursors (`cursor`, `meta=next_cursor`), at least 32 characters. Without it each
+   * process draws a random key, so a cursor stays valid only on the instance that gave it out, until it
+   * restarts; set the same secret on every instance behind a load balancer.
+   *
+   * @default a random key per process
+   */
+  cursorSecret?: string
+  /**
    * Hand unexpected errors to the host's own error middleware (`next(error)`) instead of answering the generic
    * 500. They are logged either way; `error.requestId` holds the request's id.
    *

@@ -1,7 +1,7 @@
 // The success envelope: `{ data }`, plus `meta` when the read asked for it.
 import type { Response } from 'express'
 
-export function sendData(res: Response, data: unknown, meta?: Record<string, number>): void {
+export function sendData(res: Response, data: unknown, meta?: object): void {
   res.status(200).json(meta === undefined ? { data } : { data, meta })
 }
 

@@ -9,7 +9,8 @@ import { readQueryBody } from '../query/read-query-body'
 import { readQueryString, type RawQuery } from '../query/read-query-string'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import type { Item, PrimaryKey } from '../types'
+import type { Item, Logger, PrimaryKey } from '../types'
+import { encodeCursor } from '../query/cursor'
 import type { VersionsService } from '../versions/versions-service'
 import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
 import { idempotent, type Answer } from './idempotent'
@@ -39,6 +40,10 @@ export interface ItemsScope {
    * never fails: when the read does, the answer is each item's primary key alone.
    */
   readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
+  /** The cursor of the place after the item with these sort keys, for `query`'s collection and sort. */
+  cursorAfter(query: Query, keys: readonly unknown[]): string
+  /** The router's logger, for failures that can no longer become a response (a cut-short export). */
+  readonly logger: Logger
   /** The JSON body; a request without one is a 400. */
   body(): unknown
   /** Parses the `query` object of a by-query write, through the caller's view. */
@@ -91,6 +96,8 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
         return keys.map((key) => ({ [collection.primaryKey.name]: key }))
       }
     },
+    cursorAfter: (query, keys) => encodeCursor(services.parser.cursorSecret, collection, query.sort, keys),
+    logger: services.logger,
     body: () => readBody(req),
     selection: (raw) => parseSelection(raw, collection, parser),
     respond: (res, write, answer) =>

@@ -7,6 +7,7 @@ import type { Page } from '../repository/items-repository'
 import type { PrimaryKey } from '../types'
 import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
+import { exportItems } from './export-items'
 import type { ItemsHandler, ItemsScope } from './items-scope'
 
 /**
@@ -36,12 +37,20 @@ async function listAtVersion(scope: ItemsScope, query: Query, key: string): Prom
   return { items, meta: page.meta }
 }
 
+/** The page's meta, with `next_cursor` when asked: null after the last page. */
+function metaOf(scope: ItemsScope, query: Query, page: Page): object | undefined {
+  if (!query.meta.nextCursor) return page.meta
+  const last = page.last ?? null
+  return { ...page.meta, next_cursor: last === null ? null : scope.cursorAfter(query, last) }
+}
+
 export const listItems: ItemsHandler = async (_req, res, scope) => {
   scope.assertReadable()
   const query = await scope.query()
+  if (query.export) return exportItems(res, scope, query, query.export, scope.logger)
   const page =
     query.version === null || query.version === MAIN_VERSION
       ? await scope.repository.list(scope.collection, query)
       : await listAtVersion(scope, query, query.version)
-  sendData(res, page.items, page.meta)
+  sendData(res, page.items, metaOf(scope, query, page))
 }

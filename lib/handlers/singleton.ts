@@ -27,7 +27,7 @@ export const readSingleton: ItemsHandler = async (req, res, { collection, reposi
   // The ETag stands for the row itself; a version's preview is another representation and has none.
   const etag = version === null && key !== null ? await etagOf(repository, access.view, collection, key) : null
   if (notModified(req, res, etag)) return
-  const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0 })
+  const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0, after: null })
   const item = page.items[0] ?? placeholder(parsed.fields)
   sendData(res, version ? await versions.shown(item, parsed.fields, version) : item, page.meta)
 }

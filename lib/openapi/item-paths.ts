@@ -9,7 +9,19 @@ import type { OpenApiContext } from './openapi-context'
 type Json = Record<string, unknown>
 
 const READ: readonly QueryParameterName[] = ['fields', 'deep', 'alias', 'backlink']
-const LIST: readonly QueryParameterName[] = [...READ, 'limit', 'offset', 'page', 'sort', 'meta', 'search', 'aggregate', 'groupBy']
+const LIST: readonly QueryParameterName[] = [
+  ...READ,
+  'limit',
+  'offset',
+  'page',
+  'cursor',
+  'sort',
+  'meta',
+  'search',
+  'aggregate',
+  'groupBy',
+  'export',
+]
 
 export const json = (schema: Json): Json => ({ content: { 'application/json': { schema } } })
 export const dataOf = (schema: Json, extra: Json = {}): Json => ({
@@ -43,7 +55,12 @@ const NOT_MODIFIED = { '304': { description: 'The item still has the ETag `If-No
 
 const META = {
   type: 'object',
-  properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } },
+  properties: {
+    total_count: { type: 'integer' },
+    filter_count: { type: 'integer' },
+    total_count_estimate: { type: 'integer' },
+    next_cursor: { type: ['string', 'null'] },
+  },
 }
 
 function itemPaths(collection: Collection, { operationId }: OpenApiContext): Json {

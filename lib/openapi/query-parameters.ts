@@ -16,7 +16,20 @@ export const QUERY_PARAMETERS: Readonly<Record<string, Json>> = Object.freeze({
   offset: { description: 'Rows to skip.', schema: { type: 'integer', minimum: 0 } },
   page: { description: '1-based page: offset = (page - 1) × limit.', schema: { type: 'integer', minimum: 0 } },
   sort: list('Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order.'),
-  meta: { description: '`total_count`, `filter_count` or `*`.', schema: { type: 'string' } },
+  meta: {
+    description: '`total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated.',
+    schema: { type: 'string' },
+  },
+  cursor: {
+    description: 'Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`.',
+    schema: { type: 'string' },
+  },
+  export: {
+    description:
+      'Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` ' +
+      '(application/x-ndjson). `limit=-1` exports up to `maxExportRows`.',
+    schema: { type: 'string', enum: ['csv', 'json', 'ndjson'] },
+  },
   search: { description: 'Case-insensitive substring search over text fields (and exact numbers and UUIDs).', schema: { type: 'string' } },
   deep: object('Per-parent query of one-to-many lists: `deep[comments][_limit]=3`.'),
   alias: object('Extra names for fields: `alias[latest]=comments`.'),

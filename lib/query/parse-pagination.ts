@@ -30,11 +30,13 @@ export function parsePagination(
   raw: { limit?: unknown; offset?: unknown; page?: unknown },
   limits: Limits,
   purpose: 'read' | 'write' = 'read',
+  /** The option that set `limits.maxLimit`, as errors name it: `maxExportRows` for an export. */
+  bound = 'maxLimit',
 ): Pagination {
   const requested = parseInteger(raw.limit, 'limit', -1) ?? (purpose === 'read' ? limits.defaultLimit : -1)
   const maxLimit = purpose === 'read' ? limits.maxLimit : undefined
   if (maxLimit !== undefined && requested > maxLimit) {
-    throw new InvalidQueryError(`"limit" may be at most ${maxLimit} (maxLimit); -1 asks for that many`)
+    throw new InvalidQueryError(`"limit" may be at most ${maxLimit} (${bound}); -1 asks for that many`)
   }
   const limit = requested === -1 ? (maxLimit ?? null) : requested
   const page = parseInteger(raw.page, 'page', 0)

@@ -11,20 +11,48 @@ import { parseObjectParam } from './parse-object-param'
 import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
-import type { MetaRequest, Query, Selection } from './query'
+import { decodeCursor } from './cursor'
+import type { ExportFormat, MetaRequest, Query, Selection, SortNode } from './query'
 import type { RawQuery } from './read-query-string'
 
 const MAX_VERSION_KEY_LENGTH = 64
 
+const META_ENTRIES: Readonly<Record<string, keyof MetaRequest>> = {
+  total_count: 'totalCount',
+  filter_count: 'filterCount',
+  total_count_estimate: 'totalCountEstimate',
+  next_cursor: 'nextCursor',
+}
+
 function parseMeta(raw: unknown): MetaRequest {
-  const meta = { totalCount: false, filterCount: false }
+  const meta: Record<keyof MetaRequest, boolean> = { totalCount: false, filterCount: false, totalCountEstimate: false, nextCursor: false }
   for (const entry of parseList(raw, 'meta')) {
+    const key = Object.hasOwn(META_ENTRIES, entry) ? META_ENTRIES[entry] : undefined
+    // `*` keeps its Directus meaning: both counts.
     if (entry === '*') Object.assign(meta, { totalCount: true, filterCount: true })
-    else if (entry === 'total_count') meta.totalCount = true
-    else if (entry === 'filter_count') meta.filterCount = true
-    else throw new InvalidQueryError(`"meta" accepts total_count, filter_count or *, not "${entry}"`)
+    else if (key !== undefined) meta[key] = true
+    else throw new InvalidQueryError(`"meta" accepts total_count, filter_count, total_count_estimate, next_cursor or *, not "${entry}"`)
   }
   return meta
+}
+
+const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'csv', 'ndjson']
+
+function parseExport(raw: unknown): ExportFormat | null {
+  const format = parseSingle(raw, 'export')
+  if (format === undefined) return null
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new InvalidQueryError('"export" must be json, csv or ndjson')
+  return format as ExportFormat
+}
+
+/** The sort keys a `cursor` carries; a cursor replaces `offset` and `page`, and lists rows, not groups. */
+function parseAfter(raw: RawQuery, collection: Collection, sort: readonly SortNode[], options: ParserOptions): unknown[] | null {
+  const cursor = parseSingle(raw.cursor, 'cursor')
+  if (cursor === undefined) return null
+  for (const parameter of ['offset', 'page', 'aggregate', 'groupBy', 'version'] as const) {
+    if (raw[parameter] !== undefined) throw new InvalidQueryError(`"cursor" cannot be combined with "${parameter}"`)
+  }
+  return decodeCursor(cursor, options.cursorSecret, collection, sort)
 }
 
 function parseBacklink(raw: unknown): boolean {
@@ -48,6 +76,10 @@ function parseVersion(raw: unknown): string | null {
 export interface ParserOptions extends FieldsOptions {
   /** Most entries in `fields`, `sort`, `groupBy`, `aggregate` and `alias` each (`maxListEntries`). */
   readonly maxListEntries: number
+  /** Signs and checks page cursors (`cursorSecret`). */
+  readonly cursorSecret: Buffer
+  /** Most rows one `export` streams (`maxExportRows`); it replaces `maxLimit` there. */
+  readonly maxExportRows: number
 }
 
 /**
@@ -97,18 +129,32 @@ export function parseQuery(raw: RawQuery, collection: Collection, given: ParserO
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)
+  // In the order a client reads the parameters, so the first broken one is the one reported.
+  const fields = parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now)
+  const filter = both(scope, parseFilter(raw.filter, collection, options, now))
+  const search = parseSearch(raw.search, collection, options.schema)
+  // With aggregate or groupBy, sort names groups and aggregates; the aggregate query holds it.
+  const sort = aggregate ? [] : parseSort(raw.sort, collection, options.schema)
+  const exported = parseExport(raw.export)
+  // An export of rows streams, so its bound is its own; groups are built in memory, so they keep maxLimit.
+  const streamed = exported !== null && aggregate === null
+  const limits = streamed ? { ...collection.limits, maxLimit: options.maxExportRows } : collection.limits
+  const pagination = parsePagination(raw, limits, 'read', streamed ? 'maxExportRows' : 'maxLimit')
+  const after = parseAfter(raw, collection, sort, options)
+  const meta = parseMeta(raw.meta)
   return {
-    fields: parseFields({ fields: raw.fields, deep: raw.deep, alias: raw.alias, backlink }, collection, options, now),
+    fields,
     aggregate,
     scope,
-    filter: both(scope, parseFilter(raw.filter, collection, options, now)),
-    search: parseSearch(raw.search, collection, options.schema),
-    // With aggregate or groupBy, sort names groups and aggregates; the aggregate query holds it.
-    sort: aggregate ? [] : parseSort(raw.sort, collection, options.schema),
-    ...parsePagination(raw, collection.limits),
-    meta: parseMeta(raw.meta),
+    filter,
+    search,
+    sort,
+    ...pagination,
+    after,
+    meta: after === null ? meta : { ...meta, nextCursor: true },
     backlink,
     version: parseVersion(raw.version),
+    export: exported,
   }
 }
 

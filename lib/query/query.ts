@@ -69,6 +69,10 @@ export interface SortNode {
 export interface MetaRequest {
   readonly totalCount: boolean
   readonly filterCount: boolean
+  /** `meta=total_count_estimate`: the planner's estimate of `total_count` where the database keeps one. */
+  readonly totalCountEstimate?: boolean
+  /** `meta=next_cursor`, or a `cursor` given: the cursor of the page after this one. */
+  readonly nextCursor?: boolean
 }
 
 export type AggregateFunction = 'count' | 'countDistinct' | 'sum' | 'sumDistinct' | 'avg' | 'avgDistinct' | 'min' | 'max'
@@ -116,7 +120,15 @@ export interface Selection {
   /** null: every row. */
   readonly limit: number | null
   readonly offset: number
+  /**
+   * The sort keys of the item just before the first one wanted (from a `cursor`), one per sort node; the page
+   * starts after it instead of at `offset`. Unset or null: from the start.
+   */
+  readonly after?: readonly unknown[] | null
 }
+
+/** `export`: the matching rows streamed as a download in this format instead of a JSON page. */
+export type ExportFormat = 'json' | 'csv' | 'ndjson'
 
 export interface Query extends Selection {
   /** The rows the caller may see at all (part of `filter` already); `meta.total_count` counts these. */
@@ -128,4 +140,6 @@ export interface Query extends Selection {
   readonly backlink: boolean
   /** A content-version key, or null for the item itself. */
   readonly version: string | null
+  /** Set for a download (`export`): the rows stream in this format, bounded by `maxExportRows`. */
+  readonly export?: ExportFormat | null
 }

@@ -11,6 +11,7 @@ import { CountJoins } from './count-joins'
 import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
+import { compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -47,6 +48,12 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
   return value
 }
 
+/** A read passed `maxLoadedRows`: a 400, which an export answers by reading smaller chunks instead. */
+export class RowBudgetError extends InvalidQueryError {}
+
+/** Whether a sort key can be NULL: a relational or computed key always can (no related row, no date). */
+const mayBeNull = (node: SortNode): boolean => node.path.length > 0 || node.operand !== undefined || node.field.nullable
+
 /**
  * The rows one read may still load (`maxLoadedRows`), shared by every statement of the read. Each statement asks
  * for one row more than what is left, so passing the bound is noticed without ever holding more rows than it.
@@ -65,7 +72,7 @@ export class RowBudget {
 
   spend(rows: number): void {
     this.remaining -= rows
-    if (this.remaining < 0) throw new InvalidQueryError(`The request would load more than ${this.max} rows (maxLoadedRows)`)
+    if (this.remaining < 0) throw new RowBudgetError(`The request would load more than ${this.max} rows (maxLoadedRows)`)
   }
 }
 
@@ -103,6 +110,23 @@ export class ItemLoader {
     return this.shape(db, collection, fields, rows, budget)
   }
 
+  /**
+   * As `load`, with the sort keys of the last item (null when there is none): where the next page or chunk
+   * starts (`selection.after`).
+   */
+  async loadKeyed(
+    db: Db,
+    collection: Collection,
+    fields: readonly FieldNode[],
+    selection: Selection,
+    budget = new RowBudget(this.maxLoadedRows),
+  ): Promise<{ items: Item[]; last: unknown[] | null }> {
+    const rows = await this.query(db, collection, fields, selection, budget, true)
+    const items = await this.shape(db, collection, fields, rows, budget)
+    const lastRow = rows[rows.length - 1]
+    return { items, last: lastRow === undefined ? null : rowKeys(lastRow, this.sortTerms(collection, selection), this.dialect) }
+  }
+
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
   aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     const qb = db(collection.table)
@@ -137,13 +161,13 @@ export class ItemLoader {
     return [...[...columns].map((field) => selectColumn(this.knex, field, this.dialect)), ...computed]
   }
 
+  private sortTerms(collection: Collection, selection: Selection, joins?: CountJoins): SortTerm[] {
+    return selection.sort.map((node) => ({ node, expression: sortExpression(this.knex, collection, node, this.dialect, joins) }))
+  }
+
   private orderTerms(collection: Collection, selection: Selection, joins?: CountJoins): SqlFragment {
-    const terms = selection.sort.map((node) =>
-      this.dialect.orderBy(
-        sortExpression(this.knex, collection, node, this.dialect, joins),
-        node.direction,
-        !node.operand && node.field.spec.text,
-      ),
+    const terms = this.sortTerms(collection, selection, joins).map(({ node, expression }) =>
+      this.dialect.orderBy(expression, node.direction, !node.operand && node.field.spec.text, mayBeNull(node)),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
   }
@@ -154,11 +178,17 @@ export class ItemLoader {
     fields: readonly FieldNode[],
     selection: Selection,
     budget: RowBudget,
+    keyed = false,
   ): Promise<Row[]> {
     if (selection.limit === 0) return []
     const joins = this.countJoins(collection)
     const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
     this.where(qb, collection, selection, joins)
+    if (keyed || selection.after) {
+      const terms = this.sortTerms(collection, selection, joins)
+      if (keyed) qb.select(keyColumns(this.knex, terms, this.dialect))
+      if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
+    }
     const order = this.orderTerms(collection, selection, joins)
     joins.applyTo(qb)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)

@@ -14,10 +14,28 @@ import { retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
 import { ReadRouting } from './read-routing'
+import { streamRows, type ChunkLoader } from './row-stream'
+
+/**
+ * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
+ * million rows), small enough that a chunk and its relations stay a few megabytes.
+ */
+const EXPORT_CHUNK_ROWS = 1000
+
+export interface PageMeta {
+  total_count?: number
+  filter_count?: number
+  total_count_estimate?: number
+}
 
 export interface Page {
   readonly items: Item[]
-  readonly meta?: { total_count?: number; filter_count?: number }
+  readonly meta?: PageMeta
+  /**
+   * With `meta.nextCursor`: the sort keys of the page's last item when a next page may exist (the page is full),
+   * else null.
+   */
+  readonly last?: readonly unknown[] | null
 }
 
 /** Items that get the same changes. */
@@ -43,8 +61,8 @@ export class ItemsRepository {
   constructor(
     routing: ReadRouting | Knex,
     private readonly dialect: Dialect,
-    /** Most rows one read may load across its statements (`maxLoadedRows`). */
-    maxLoadedRows = Number.POSITIVE_INFINITY,
+    /** Most rows one read may load across its statements (`maxLoadedRows`); for an export, each chunk's. */
+    private readonly maxLoadedRows = Number.POSITIVE_INFINITY,
   ) {
     this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
     this.knex = this.routing.primary
@@ -59,20 +77,58 @@ export class ItemsRepository {
   /** One page of items, with the counts `query.meta` asks for. */
   async list(collection: Collection, query: Query): Promise<Page> {
     const { aggregate } = query
-    const items = aggregate
-      ? await this.loader.aggregate(this.reads(), collection, { ...query, aggregate })
-      : await this.loader.load(this.reads(), collection, query.fields, query)
-    if (!query.meta.totalCount && !query.meta.filterCount) return { items }
-    const meta: { total_count?: number; filter_count?: number } = {}
-    if (query.meta.totalCount) meta.total_count = await this.count(collection, query.scope, null)
-    if (query.meta.filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
-    return { items, meta }
+    let last: readonly unknown[] | null | undefined
+    let items: Item[]
+    if (aggregate) items = await this.loader.aggregate(this.reads(), collection, { ...query, aggregate })
+    else if (query.meta.nextCursor) {
+      const page = await this.loader.loadKeyed(this.reads(), collection, query.fields, query)
+      items = page.items
+      last = query.limit !== null && items.length >= query.limit ? page.last : null
+    } else items = await this.loader.load(this.reads(), collection, query.fields, query)
+    const { totalCount, filterCount, totalCountEstimate } = query.meta
+    if (!totalCount && !filterCount && !totalCountEstimate) return { items, last }
+    const meta: PageMeta = {}
+    if (totalCount) meta.total_count = await this.count(collection, query.scope, null)
+    if (filterCount) meta.filter_count = await this.count(collection, query.filter, query.search)
+    if (totalCountEstimate) meta.total_count_estimate = await this.estimateCount(collection, query.scope)
+    return { items, meta, last }
+  }
+
+  /**
+   * The items of a list, in chunks of at most `EXPORT_CHUNK_ROWS` (and `maxLoadedRows`) items: each chunk one
+   * statement starting after the previous chunk's last row, relations loaded for its items only (see
+   * row-stream.ts). The rows are read as each chunk runs, not from one snapshot.
+   */
+  streamItems(collection: Collection, query: Query): AsyncGenerator<Item[], void, undefined> {
+    const load: ChunkLoader = (after, limit) =>
+      this.loader.loadKeyed(this.reads(), collection, query.fields, {
+        ...query,
+        after: after ?? query.after ?? null,
+        offset: after === null ? query.offset : 0,
+        limit,
+      })
+    return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+  }
+
+  /**
+   * The rows within `scope` as the planner estimates them, where the dialect asks one; else counted. The
+   * estimate covers the same rows as `total_count` (the caller's scope applies), so it tells no more than that.
+   */
+  private async estimateCount(collection: Collection, scope: FilterNode | null): Promise<number> {
+    const estimate = this.dialect.estimateRows
+    if (estimate === null) return this.count(collection, scope, null)
+    const qb = this.reads()(collection.table).select(this.knex.raw('1'))
+    const joins = this.loader.countJoins(collection)
+    this.loader.where(qb, collection, { filter: scope, search: null }, joins)
+    joins.applyTo(qb)
+    return (await estimate(this.reads(), qb)) ?? this.count(collection, scope, null)
   }
 
   /** The item with `key`, if it exists and matches the query's filter (its scope included) and search. */
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
-    const [item] = await this.loader.load(this.reads(), collection, query.fields, { ...query, filter, limit: 1, offset: 0 })
+    // A `cursor` places pages in a list; one item by key has no place to start after.
+    const [item] = await this.loader.load(this.reads(), collection, query.fields, { ...query, filter, limit: 1, offset: 0, after: null })
     return item ?? null
   }
 

@@ -1496,8 +1496,12 @@ export interface components {
         page: number;
         /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
         sort: string | string[];
-        /** @description `total_count`, `filter_count` or `*`. */
+        /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
         meta: string;
+        /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+        cursor: string;
+        /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+        export: "csv" | "json" | "ndjson";
         /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
         search: string;
         /** @description Per-parent query of one-to-many lists: `deep[comments][_limit]=3`. */
@@ -1536,9 +1540,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -1546,6 +1552,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["authors.Filter"];
             };
@@ -1566,6 +1574,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -1878,9 +1888,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -1888,6 +1900,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["articles.Filter"];
             };
@@ -1908,6 +1922,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -2220,9 +2236,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -2230,6 +2248,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["comments.Filter"];
             };
@@ -2250,6 +2270,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -2562,9 +2584,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -2572,6 +2596,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["topics.Filter"];
             };
@@ -2592,6 +2618,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -2904,9 +2932,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -2914,6 +2944,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["article_topics.Filter"];
             };
@@ -2934,6 +2966,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -3246,9 +3280,11 @@ export interface operations {
                 offset?: components["parameters"]["offset"];
                 /** @description 1-based page: offset = (page - 1) × limit. */
                 page?: components["parameters"]["page"];
+                /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+                cursor?: components["parameters"]["cursor"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
                 search?: components["parameters"]["search"];
@@ -3256,6 +3292,8 @@ export interface operations {
                 aggregate?: components["parameters"]["aggregate"];
                 /** @description Group rows for `aggregate`: `status,year(published_at)`. */
                 groupBy?: components["parameters"]["groupBy"];
+                /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+                export?: components["parameters"]["export"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["samples.Filter"];
             };
@@ -3276,6 +3314,8 @@ export interface operations {
                         meta?: {
                             total_count?: number;
                             filter_count?: number;
+                            total_count_estimate?: number;
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -3800,7 +3840,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
                 sort?: components["parameters"]["sort"];
-                /** @description `total_count`, `filter_count` or `*`. */
+                /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
                 meta?: components["parameters"]["meta"];
                 /** @description A filter; also accepted as a JSON string (`filter={"rating":{"_gte":4}}`). */
                 filter?: components["schemas"]["ContentVersion.Filter"];

@@ -466,9 +466,11 @@ describe('parseQuery', () => {
       sort: sortNodes(articles, [['id', 'asc']]),
       limit: 100,
       offset: 0,
-      meta: { totalCount: false, filterCount: false },
+      after: null,
+      meta: { totalCount: false, filterCount: false, totalCountEstimate: false, nextCursor: false },
       backlink: true,
       version: null,
+      export: null,
     })
   })
 
@@ -490,9 +492,11 @@ describe('parseQuery', () => {
       ]),
       limit: 7,
       offset: 14,
-      meta: { totalCount: true, filterCount: false },
+      after: null,
+      meta: { totalCount: true, filterCount: false, totalCountEstimate: false, nextCursor: false },
       backlink: false,
       version: 'main',
+      export: null,
     })
   })
 
@@ -614,21 +618,24 @@ describe('parseQuery', () => {
     expect(reasonOf(() => parse(raw))).toBe(reason)
   })
 
-  it.each<[string, unknown, { totalCount: boolean; filterCount: boolean }]>([
-    ['absent', undefined, { totalCount: false, filterCount: false }],
-    ['empty', '', { totalCount: false, filterCount: false }],
-    ['total_count', 'total_count', { totalCount: true, filterCount: false }],
-    ['filter_count', 'filter_count', { totalCount: false, filterCount: true }],
+  const noMeta = { totalCount: false, filterCount: false, totalCountEstimate: false, nextCursor: false }
+  it.each<[string, unknown, Partial<typeof noMeta>]>([
+    ['absent', undefined, {}],
+    ['empty', '', {}],
+    ['total_count', 'total_count', { totalCount: true }],
+    ['filter_count', 'filter_count', { filterCount: true }],
     ['*', '*', { totalCount: true, filterCount: true }],
     ['both, comma list', 'total_count,filter_count', { totalCount: true, filterCount: true }],
-    ['array form', ['filter_count'], { totalCount: false, filterCount: true }],
+    ['array form', ['filter_count'], { filterCount: true }],
+    ['total_count_estimate', 'total_count_estimate', { totalCountEstimate: true }],
+    ['next_cursor beside a count', 'next_cursor,filter_count', { nextCursor: true, filterCount: true }],
   ])('meta %s', (_label, meta, expected) => {
-    expect(parse({ meta }).meta).toEqual(expected)
+    expect(parse({ meta }).meta).toEqual({ ...noMeta, ...expected })
   })
 
   it.each<[unknown, string]>([
-    ['bogus', '"meta" accepts total_count, filter_count or *, not "bogus"'],
-    ['total_count,TOTAL_COUNT', '"meta" accepts total_count, filter_count or *, not "TOTAL_COUNT"'],
+    ['bogus', '"meta" accepts total_count, filter_count, total_count_estimate, next_cursor or *, not "bogus"'],
+    ['total_count,TOTAL_COUNT', '"meta" accepts total_count, filter_count, total_count_estimate, next_cursor or *, not "TOTAL_COUNT"'],
     [{ a: '1' }, '"meta" must be a comma-separated list'],
   ])('meta=%p → InvalidQueryError', (meta, reason) => {
     expect(reasonOf(() => parse({ meta }))).toBe(reason)

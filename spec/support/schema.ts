@@ -32,6 +32,8 @@ export const PARSER_LIMITS: Omit<ParserOptions, 'schema' | 'variables'> = {
   maxConditions: 2000,
   maxPatternConditions: 3,
   maxListEntries: 100,
+  cursorSecret: Buffer.from('spec-cursor-secret-of-thirty-two-characters'),
+  maxExportRows: 10_000_000,
 }
 
 /** The collection called `name` in `of` (the fixture schema unless given); throws when there is none. */

@@ -64,8 +64,23 @@ export interface Dialect {
    * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its
    * locale collations order text by language rules, so it gets `NULLS FIRST/LAST` and `COLLATE "C"`; MySQL's
    * `_ci` collations do likewise, so text sorts on its bytes there; SQLite's defaults already agree.
+   * `nullable: false` (a primary key, a `nullable: false` column) leaves the NULL order out: PostgreSQL's
+   * btree indexes are ASC NULLS LAST, so `asc nulls first` cannot walk one and sorts the whole table instead,
+   * which every keyset chunk of an export and every cursor page would pay.
    */
-  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean): SqlFragment
+  orderBy(expression: SqlFragment, direction: 'asc' | 'desc', text: boolean, nullable?: boolean): SqlFragment
+  /**
+   * `expression` as compared by a cursor's keyset predicate (`>`, `<`, `=`), in the order `orderBy` sorts it:
+   * text by code point. PostgreSQL adds `COLLATE "C"`, MySQL compares `CAST(... AS BINARY)`; SQLite's plain
+   * comparison already agrees. NULLs are handled by the predicate itself.
+   */
+  sortValue(expression: SqlFragment, text: boolean): SqlFragment
+  /**
+   * The planner's estimate of the rows `select` returns, or null where the database keeps none worth asking
+   * (then `total_count_estimate` is counted exactly). PostgreSQL answers `Plan Rows` of `EXPLAIN (FORMAT JSON)`,
+   * which comes from its table statistics (`ANALYZE`, autovacuum); MySQL's and SQLite's are null.
+   */
+  readonly estimateRows: ((db: Knex, select: Knex.QueryBuilder) => Promise<number | null>) | null
   /**
    * How a bound text value is wrapped so that `=`, `<>` and `IN` compare exactly (case, accents and trailing
    * spaces count): MySQL compares bytes; null for PostgreSQL and SQLite, whose plain comparison is exact.

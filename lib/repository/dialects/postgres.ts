@@ -74,10 +74,20 @@ function recogniseFault(error: DriverError): Fault | null {
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
-  orderBy: ({ sql, bindings }, direction, text) => ({
-    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
+  orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({
+    sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction}${nullable ? ` nulls ${direction === 'asc' ? 'first' : 'last'}` : ''}`,
     bindings,
   }),
+  sortValue: ({ sql, bindings }, text) => ({ sql: text ? `${sql} COLLATE "C"` : sql, bindings }),
+  estimateRows: async (db, select) => {
+    const { sql, bindings } = select.toSQL()
+    // EXPLAIN takes no parameters of its own: the statement is explained as written, its values bound.
+    const result = (await db.raw(`explain (format json) ${sql}`, bindings)) as {
+      rows: { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]
+    }
+    const plan = result.rows[0]?.['QUERY PLAN'][0]?.Plan
+    return plan === undefined ? null : Math.round(plan['Plan Rows'])
+  },
   exactText: null,
   readAsText: new Set<FieldType>(['date', 'dateTime', 'timestamp', 'json']),
   textCast: 'CAST(?? AS TEXT)',

@@ -88,6 +88,9 @@ export const sqlite: Dialect = {
   insertReturnsKeyWithReturning: false,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
+  sortValue: (expression) => expression,
+  // SQLite keeps no row estimates unless ANALYZE ran, and a count on it is a fast scan of the smallest index.
+  estimateRows: null,
   exactText: null,
   readAsText: new Set<FieldType>(['bigInteger']),
   textCast: 'CAST(?? AS TEXT)',

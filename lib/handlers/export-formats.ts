@@ -1,0 +1,69 @@
+// The download formats of `export`: how a stream of items is written as JSON, CSV or newline-delimited JSON.
+import type { ExportFormat } from '../query/query'
+import type { Item } from '../types'
+
+export interface ExportWriter {
+  readonly contentType: string
+  readonly extension: string
+  /** Text before the first item. */
+  start(): string
+  /** The text of a chunk of items; `first`: the chunk holds the export's first item. */
+  items(items: readonly Item[], first: boolean): string
+  /** Text after the last item. */
+  end(): string
+}
+
+const NEEDS_QUOTES = /[",\r\n]/
+
+/** RFC 4180: a cell holding a comma, a quote or a line break is quoted, its quotes doubled. */
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  // Numbers and booleans never need quotes: the common cells skip the scan.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  // Relations (a related item, a list of items or keys) and json values: their JSON text in one cell.
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+const csvLine = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`
+
+/**
+ * CSV: a header row of the requested top-level fields (`columns`), then a row per item, lines ending in CRLF.
+ * A nested value is one cell of JSON text; null is an empty cell.
+ */
+function csv(columns: readonly string[]): ExportWriter {
+  return {
+    contentType: 'text/csv; charset=utf-8',
+    extension: 'csv',
+    start: () => csvLine(columns),
+    items: (items) => items.map((item) => csvLine(columns.map((column) => item[column]))).join(''),
+    end: () => '',
+  }
+}
+
+const json: ExportWriter = {
+  contentType: 'application/json; charset=utf-8',
+  extension: 'json',
+  start: () => '[',
+  items: (items, first) => (first ? '' : ',') + items.map((item) => JSON.stringify(item)).join(','),
+  end: () => ']',
+}
+
+const ndjson: ExportWriter = {
+  contentType: 'application/x-ndjson; charset=utf-8',
+  extension: 'ndjson',
+  start: () => '',
+  items: (items) => items.map((item) => `${JSON.stringify(item)}\n`).join(''),
+  end: () => '',
+}
+
+export function exportWriter(format: ExportFormat, columns: readonly string[]): ExportWriter {
+  switch (format) {
+    case 'csv':
+      return csv(columns)
+    case 'json':
+      return json
+    case 'ndjson':
+      return ndjson
+  }
+}

@@ -1,0 +1,45 @@
+// Reads a long result as a series of keyset chunks: each chunk one bounded statement (plus its relations)
+// starting after the previous chunk's last row, so memory holds one chunk whatever the result's size, and the
+// event loop gets a turn between chunks (better-sqlite3 runs each statement synchronously on it).
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { Item } from '../types'
+import { RowBudgetError } from './item-loader'
+
+/** Loads the items after `after` (null: the first chunk), at most `limit`, with the sort keys of its last item. */
+export type ChunkLoader = (after: readonly unknown[] | null, limit: number) => Promise<{ items: Item[]; last: unknown[] | null }>
+
+/** A chunk's items with their relations passed `maxLoadedRows`: the same chunk again, half as long. */
+async function loadWithin(
+  load: ChunkLoader,
+  after: readonly unknown[] | null,
+  limit: number,
+): Promise<{ items: Item[]; last: unknown[] | null; limit: number }> {
+  for (;;) {
+    try {
+      return { ...(await load(after, limit)), limit }
+    } catch (error) {
+      // One item whose relations pass the bound cannot be split: the error stands, as it does in a list.
+      if (!(error instanceof RowBudgetError) || limit === 1) throw error
+      limit = Math.ceil(limit / 2)
+    }
+  }
+}
+
+/**
+ * Yields chunks of at most `chunkRows` items until `total` items (null: all) or the rows run out. A chunk whose
+ * relations pass `maxLoadedRows` is read again in halves, and later chunks keep the smaller size. Stopping the
+ * iteration (a `break`, `return()`) stops the reading: no statement runs after it.
+ */
+export async function* streamRows(load: ChunkLoader, total: number | null, chunkRows: number): AsyncGenerator<Item[], void, undefined> {
+  let remaining = total ?? Number.POSITIVE_INFINITY
+  let after: readonly unknown[] | null = null
+  while (remaining > 0) {
+    const { items, last, limit } = await loadWithin(load, after, Math.min(chunkRows, remaining))
+    chunkRows = Math.min(chunkRows, limit)
+    if (items.length > 0) yield items
+    remaining -= items.length
+    if (items.length < limit || last === null) return
+    after = last
+    await nextTurn()
+  }
+}
