@@ -165,6 +165,24 @@ forEachDialect((ctx: DialectContext) => {
       }
     })
 
+    it('pages by cursor over each form as the sort orders them', async () => {
+      for (const field of ['at_ms', 'at_sql', 'at_mixed', 'day_ms']) {
+        const sort = `-${field},id`
+        const whole = await ids({ filter: { label: { _neq: 'now' } }, sort })
+        const walked: number[] = []
+        let cursor: string | null = null
+        do {
+          const response = await request(app)
+            .get('/api/items/events')
+            .query({ fields: 'id', filter: { label: { _neq: 'now' } }, sort, limit: 2, meta: 'next_cursor', ...(cursor ? { cursor } : {}) })
+          expect(response.status).toBe(200)
+          walked.push(...(response.body.data as { id: number }[]).map((row) => row.id))
+          cursor = (response.body.meta as { next_cursor: string | null }).next_cursor
+        } while (cursor !== null && walked.length <= whole.length)
+        expect({ field, walked }).toEqual({ field, walked: whole })
+      }
+    })
+
     it('date parts, groupBy and min/max agree with plain SQL over the integers', async () => {
       const years = (await ctx.knex.raw(
         "select cast(strftime('%Y', at_ms / 1000.0, 'unixepoch') as integer) as year, count(*) as count from xd_events where at_ms is not null group by 1 order by 1",
