@@ -163,7 +163,8 @@ export function handWritten(knex: Knex, dialect: DialectName): Router {
         return chunks.flatMap(([first], index) => rows.slice(index * 1000, (index + 1) * 1000).map((_, i) => first! + i))
       }
       // SQLite's knex form is a compound SELECT, at most 500 terms.
-      const created = (await knex.batchInsert('articles', rows, dialect === 'sqlite' ? 500 : 1000).returning('id').transacting(trx)) as { id: number }[]
+      const insert = knex.batchInsert<Row>('articles', rows, dialect === 'sqlite' ? 500 : 1000)
+      const created = (await insert.returning('id').transacting(trx)) as unknown as { id: number }[]
       return created.map((row) => row.id)
     })
     res.json({ data: ids.map((id) => ({ id })) })

@@ -3,9 +3,11 @@
 // a child process (bench/load.ts), so that this process's CPU time is the server's alone; router and hand-written
 // runs alternate, round after round, so that a neighbour's load on the shared machine falls on both alike.
 // Prints the table and writes it to bench/RESULTS.md. `npm run bench`; BENCH_DIALECTS=sqlite narrows it,
-// BENCH_MS (per run), BENCH_ROUNDS and BENCH_CONCURRENCY tune it, BENCH_WRITE=0 leaves the results file alone.
+// BENCH_MS (per run), BENCH_ROUNDS and BENCH_CONCURRENCY tune it, BENCH_ONLY narrows the requests, BENCH_WRITE=0 leaves the
+// results file alone.
 import { fork, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -44,7 +46,7 @@ interface Pair {
   readonly compare: 'equal' | 'without ids' | 'length'
 }
 
-const PAIRS: readonly Pair[] = [
+const ALL_PAIRS: readonly Pair[] = [
   {
     name: 'list 25, filter + sort + author.name',
     method: 'GET',
@@ -99,6 +101,10 @@ const PAIRS: readonly Pair[] = [
     compare: 'length',
   },
 ]
+
+/** BENCH_ONLY=list,update narrows the run to the requests whose names hold one of the words. */
+const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim())
+const PAIRS = ALL_PAIRS.filter((pair) => !only || only.some((word) => pair.name.includes(word)))
 
 /** What one side did over every round of one request. */
 interface Side {
@@ -160,6 +166,27 @@ async function checkSameAnswer(base: string, pair: Pair): Promise<void> {
   if (router !== hand) throw new Error(`${pair.name}: the answers differ\nrouter: ${router.slice(0, 600)}\nhand:   ${hand.slice(0, 600)}`)
 }
 
+/** BENCH_PROFILE=dir: a CPU profile of each timed run (no start-up or seeding). */
+const PROFILE_DIR = process.env.BENCH_PROFILE
+const session = PROFILE_DIR === undefined ? null : new Session()
+session?.connect()
+
+function post(method: string, params?: object): Promise<unknown> {
+  return new Promise((resolve, reject) => session!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+}
+
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (session === null) return work()
+  await post('Profiler.enable')
+  await post('Profiler.start')
+  try {
+    return await work()
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown }
+    writeFileSync(path.join(PROFILE_DIR!, `${name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile))
+  }
+}
+
 async function timed(load: LoadGenerator, url: string, pair: Pair, side: Side): Promise<void> {
   const cpu = process.cpuUsage()
   const report = await load.run({
@@ -210,7 +237,10 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
         [`${base}/hand${pair.hand}`, row.hand],
       ]
       if (round % 2 === 1) sides.reverse()
-      for (const [url, side] of sides) await timed(load, url, pair, side)
+      for (const [url, side] of sides) {
+        const which = side === row.router ? 'router' : 'hand'
+        await profiled(`${name}-${pair.name}-${round}-${which}`, () => timed(load, url, pair, side))
+      }
     }
     rows.push(row)
     console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(row).toFixed(2)}`)

@@ -34,6 +34,7 @@ import { ItemsRepository } from './repository/items-repository'
 import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
+import { reuseStatements, reusesStatements } from './repository/statement-cache'
 import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
 import type { Collection } from './schema/collection'
@@ -153,7 +154,12 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.use('/items', json)
   router.use('/versions', json)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  router.use(['/items', '/versions'], requestScope(), guardStatements(config.knex, dialect, config.statementTimeout))
+  router.use(
+    ['/items', '/versions'],
+    requestScope(),
+    reuseStatements(config.knex, dialect, reusesStatements(dialect, config.preparedStatements)),
+    guardStatements(config.knex, dialect, config.statementTimeout),
+  )
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
   router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))

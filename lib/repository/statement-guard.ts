@@ -5,12 +5,13 @@ import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
 import { currentRequest, type RequestScope } from '../request-scope'
 import type { Dialect } from './dialects'
+import { runningConnections, unmarked } from './statement-cache'
 
 /** The comment that starts every statement of a request, so the dialect can find and cancel them. */
 const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
 
 type Compiled = { sql: string } | { sql: string }[]
-type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled }
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; client: { transacting?: boolean } }
 
 interface Guard {
   readonly knex: Knex
@@ -55,19 +56,32 @@ function guardStatement(builder: Runnable): void {
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
   if (guard.statementTimeout > 0) builder.timeout(guard.statementTimeout, { cancel: true })
-  const toSQL = builder.toSQL.bind(builder)
-  builder.toSQL = () => {
-    const compiled = toSQL()
-    for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
-    return compiled
+  // A reused prepared statement must keep its text, so it goes unmarked and is cancelled by its connection.
+  if (!unmarked(scope, builder.client)) {
+    const toSQL = builder.toSQL.bind(builder)
+    builder.toSQL = () => {
+      const compiled = toSQL()
+      for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
+      return compiled
+    }
   }
   if (!seen.has(scope)) {
     seen.add(scope)
     const stop = (): void => {
       guard.cancel(guard.knex, marker(scope).trimEnd()).catch(() => undefined)
+      for (const connection of runningConnections(scope)) cancelOn(guard.knex, connection)
     }
     scope.signal.addEventListener('abort', stop, { once: true })
   }
+}
+
+/**
+ * Cancels the statement running on `connection` the way knex's own statement timeout does: from another
+ * connection, by the backend's process id (PostgreSQL) or thread id (MySQL).
+ */
+function cancelOn(knex: Knex, connection: object): void {
+  const client = knex.client as { cancelQuery?: (connection: object) => Promise<unknown> }
+  client.cancelQuery?.(connection).catch(() => undefined)
 }
 
 /** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */
