@@ -46,6 +46,15 @@ export interface Dialect {
    */
   readonly insertReturnsKeyWithReturning: boolean
   /**
+   * Most rows one INSERT of a batch may write when the database assigns their keys, which it answers through
+   * `RETURNING`; null: one INSERT per row. A statement's auto-increment keys rise in the order of its rows on
+   * SQLite (one writer at a time) and PostgreSQL (a sequence), so sorted they pair with the rows. SQLite: 500,
+   * the most terms of the compound SELECT knex writes it as. MySQL: null, as InnoDB's interleaved lock mode
+   * (`innodb_autoinc_lock_mode = 2`, MySQL 8's default) may give one statement's rows keys that are not
+   * consecutive, and it has no RETURNING to tell them.
+   */
+  readonly multiRowInsert: number | null
+  /**
    * An ORDER BY term for `expression`. Every database sorts NULL first ascending and last descending, and text
    * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its
    * locale collations order text by language rules, so it gets `NULLS FIRST/LAST` and `COLLATE "C"`; MySQL's

@@ -118,6 +118,7 @@ async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.T
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
+  multiRowInsert: null,
   orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
   exactText: 'CAST(? AS BINARY)',
   readAsText: new Set<FieldType>(['bigInteger', 'date', 'dateTime', 'timestamp', 'json']),

@@ -86,6 +86,7 @@ const namedStatements: StatementReuse = {
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
+  multiRowInsert: 10_000,
   orderBy: ({ sql, bindings }, direction, text) => ({
     sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`,
     bindings,

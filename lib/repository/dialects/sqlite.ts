@@ -116,6 +116,7 @@ const keptStatements: StatementReuse = {
 export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
+  multiRowInsert: 500,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
   exactText: null,
