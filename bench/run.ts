@@ -298,10 +298,10 @@ async function main(): Promise<void> {
       `${ROUNDS} interleaved rounds of ${RUN_MS} ms per side, ${CONCURRENCY} concurrent clients (the batch: 2), ` +
       'load from a child process.',
     '',
-    'Ratio (CPU): the hand-written handler\'s CPU time per request over the router\'s, in the server process (the load ' +
+    "Ratio (CPU): the hand-written handler's CPU time per request over the router's, in the server process (the load " +
       'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
-      'over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server\'s time and, ' +
-      'on a shared machine, other processes\' load. ✗ marks a ratio below the goal. Both answers are checked equal ' +
+      "over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server's time and, " +
+      "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Both answers are checked equal " +
       'before timing (writes: without the keys the database assigns; the batch: the number of items).',
     '',
     ...sections,

@@ -21,7 +21,9 @@ const ETAG_OUTPUT = '\u0000etag:'
 function taggedFields(view: SchemaView, collection: Collection, prefix = ''): FieldNode[] {
   return view
     .members(collection)
-    .flatMap((member): FieldNode[] => (member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : []))
+    .flatMap((member): FieldNode[] =>
+      member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : [],
+    )
 }
 
 const digest = (tagged: Item): string => `"${createHash('sha256').update(JSON.stringify(tagged)).digest('base64url')}"`

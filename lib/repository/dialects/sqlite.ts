@@ -82,7 +82,8 @@ interface Statement {
 }
 
 /** A binding as knex's better-sqlite3 client passes it: a Date as its milliseconds, a boolean as 0 or 1. */
-const driverValue = (value: unknown): unknown => (value instanceof Date ? value.valueOf() : typeof value === 'boolean' ? Number(value) : value)
+const driverValue = (value: unknown): unknown =>
+  value instanceof Date ? value.valueOf() : typeof value === 'boolean' ? Number(value) : value
 
 /**
  * Runs each statement through a `Statement` the connection keeps, as knex's client would run a fresh one. Safe to
