@@ -3,7 +3,7 @@
 // a child process (bench/load.ts), so that this process's CPU time is the server's alone; router and hand-written
 // runs alternate, round after round, so that a neighbour's load on the shared machine falls on both alike.
 // Prints the table and writes it to bench/RESULTS.md. `npm run bench`; BENCH_DIALECTS=sqlite narrows it,
-// BENCH_MS (per run), BENCH_ROUNDS and BENCH_CONCURRENCY tune it, BENCH_ONLY narrows the requests, BENCH_WRITE=0 leaves the
+// BENCH_MS (per run), BENCH_ROUNDS and BENCH_CONCURRENCY tune it, BENCH_ONLY narrows the requests, BENCH_PREPARED sets preparedStatements, BENCH_WRITE=0 leaves the
 // results file alone.
 import { fork, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -218,7 +218,9 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   await createTables(knex)
   await seedTables(knex)
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections }))
+  // BENCH_PREPARED=0 / 1 sets the router's preparedStatements; unset, each dialect's default.
+  const prepared = process.env.BENCH_PREPARED
+  app.use('/api', createItemsRouter({ knex, collections, ...(prepared === undefined ? {} : { preparedStatements: prepared === '1' }) }))
   app.use('/hand', handWritten(knex, name))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
