@@ -159,8 +159,9 @@ export function handWritten(knex: Knex, dialect: DialectName): Router {
     const ids = await knex.transaction(async (trx) => {
       if (dialect === 'mysql') {
         // One multi-row INSERT per chunk; InnoDB numbers a simple insert's rows consecutively from insertId.
-        const chunks = (await knex.batchInsert('articles', rows, 1000).transacting(trx)) as unknown as number[][]
-        return chunks.flatMap(([first], index) => rows.slice(index * 1000, (index + 1) * 1000).map((_, i) => first! + i))
+        // knex answers each chunk's insertId.
+        const firsts = (await knex.batchInsert('articles', rows, 1000).transacting(trx)) as unknown as number[]
+        return firsts.flatMap((first, index) => rows.slice(index * 1000, (index + 1) * 1000).map((_, i) => first + i))
       }
       // SQLite's knex form is a compound SELECT, at most 500 terms.
       const insert = knex.batchInsert<Row>('articles', rows, dialect === 'sqlite' ? 500 : 1000)

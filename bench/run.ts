@@ -298,7 +298,10 @@ async function main(): Promise<void> {
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${os.cpus().length} × ${cpu}, ` +
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.type()} ${os.release()}. ` +
       `${ROUNDS} interleaved rounds of ${RUN_MS} ms per side, ${CONCURRENCY} concurrent clients (the batch: 2), ` +
-      'load from a child process.',
+      `load from a child process. Load average when written: ${os
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(', ')} (on a shared machine, ratios move by ±0.1 from run to run).`,
     '',
     "Ratio (CPU): the hand-written handler's CPU time per request over the router's, in the server process (the load " +
       'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
