@@ -1,5 +1,15 @@
-// Benchmarks representative requests over HTTP on each reachable database and prints throughput, latency,
-// statements per request and memory. Run with `npm run bench` (BENCH_DIALECTS=sqlite narrows it).
+// Benchmarks the router against the ceiling: for each request, a hand-written Express + knex handler answering the
+// same JSON (bench/hand-written.ts), in the same process and run, on each reachable database. The load comes from
+// a child process (bench/load.ts), so that this process's CPU time is the server's alone; router and hand-written
+// runs alternate, round after round, so that a neighbour's load on the shared machine falls on both alike.
+// Prints the table and writes it to bench/RESULTS.md. `npm run bench`; BENCH_DIALECTS=sqlite narrows it,
+// BENCH_MS (per run), BENCH_ROUNDS and BENCH_CONCURRENCY tune it, BENCH_ONLY narrows the requests, BENCH_PREPARED sets preparedStatements, BENCH_WRITE=0 leaves the
+// results file alone.
+import { fork, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
+import os from 'node:os'
+import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import knexFactory, { type Knex } from 'knex'
@@ -9,148 +19,299 @@ import { collections } from '../fixtures/schema'
 import { seedTables } from '../fixtures/seed'
 import { createTables, dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
+import { handWritten } from './hand-written'
+import type { LoadOrder, LoadReport } from './load'
 
 // The specs' databases and connection settings (PG_URL, MYSQL_URL), under a run name of their own so that a
 // benchmark never drops the tables of a jest run on the same servers.
 process.env.ITEMS_TEST_RUN ??= 'bench'
 
-const DURATION_MS = Number(process.env.BENCH_MS ?? 3000)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
+const RUN_MS = Number(process.env.BENCH_MS ?? 1500)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10)
 
-/** The fixture collections behind typical rules: an async row rule with narrowed fields, related scopes, an update filter. */
-const RULED = {
-  ...collections,
-  articles: {
-    ...collections.articles,
-    access: {
-      read: async () => ({ filter: { rating: { _gte: 1 } }, fields: ['id', 'title', 'status', 'author', 'comments'] }),
-      update: { filter: { status: { _neq: 'archived' } }, fields: ['title'], presets: { status: 'draft' } },
-    },
-  },
-  authors: { ...collections.authors, access: { read: { fields: ['name'] } } },
-  comments: { ...collections.comments, access: { read: { filter: { votes: { _gte: 0 } } } } },
+const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ title: `Batch ${i}`, status: 'draft', rating: i % 5 })))
+
+interface Pair {
+  readonly name: string
+  readonly method: string
+  /** The router's URL and the hand-written handler's, below the mount points. */
+  readonly router: string
+  readonly hand: string
+  readonly body?: string
+  /** The least ratio (hand-written CPU per request ÷ router's) issue 13 asks for. */
+  readonly goal: number
+  readonly concurrency?: number
+  /** How the two answers must agree: the same JSON, the same without keys the database assigns, or the same length. */
+  readonly compare: 'equal' | 'without ids' | 'length'
 }
 
-const REQUESTS: ReadonlyArray<{ name: string; method: string; path: string; body?: unknown }> = [
-  { name: 'list 100 articles (fields=*, o2m keys)', method: 'GET', path: '/api/items/articles' },
-  { name: 'list 100, fields=*,author.*,comments.*', method: 'GET', path: '/api/items/articles?limit=100&fields=*,author.*,comments.*' },
+const ALL_PAIRS: readonly Pair[] = [
   {
-    name: 'list 25, relational filter + sort',
+    name: 'list 25, filter + sort + author.name',
     method: 'GET',
-    path: '/api/items/articles?filter[comments][votes][_gt]=90&sort=-author.name&limit=25&fields=id,title,author.name',
+    router: '/items/articles?filter[status][_eq]=published&sort=-rating&limit=25&fields=id,title,rating,author.name',
+    hand: '/list',
+    goal: 1,
+    compare: 'equal',
   },
-  { name: 'groupBy year + count', method: 'GET', path: '/api/items/articles?groupBy=year(published_at)&aggregate[count]=*' },
+  { name: 'one item with o2m keys', method: 'GET', router: '/items/articles/1', hand: '/articles/1', goal: 1, compare: 'equal' },
   {
-    name: 'list 25, filter + sort + meta',
+    name: 'relational page, 100 rows',
     method: 'GET',
-    path: '/api/items/articles?filter[status][_eq]=published&filter[rating][_gte]=3&sort=-rating,title&limit=25&meta=*&fields=id,title,rating',
+    router: '/items/articles?limit=100&fields=*,author.*,comments.*',
+    hand: '/relational',
+    goal: 0.85,
+    compare: 'equal',
   },
-  { name: 'search, 10 rows', method: 'GET', path: '/api/items/articles?search=bridge&limit=10&fields=id,title' },
-  { name: 'read one', method: 'GET', path: '/api/items/articles/42?fields=id,title,author' },
-  { name: 'update one', method: 'PATCH', path: '/api/items/articles/42?fields=id', body: { rating: 4 } },
-  // The same reads and write through access rules (see RULED below): what resolving and applying them costs.
   {
-    name: 'ruled: list 100, fields=*,author.*,comments.*',
+    name: 'aggregate, groupBy author',
     method: 'GET',
-    path: '/ruled/items/articles?limit=100&fields=*,author.*,comments.*',
+    router: '/items/articles?groupBy=author&aggregate[count]=*',
+    hand: '/aggregate',
+    goal: 0.85,
+    compare: 'equal',
   },
-  { name: 'ruled: update one', method: 'PATCH', path: '/ruled/items/articles/42?fields=id', body: { title: 'Ruled' } },
+  {
+    name: 'create one',
+    method: 'POST',
+    router: '/items/articles?fields=id,title,status,rating',
+    hand: '/articles',
+    body: JSON.stringify({ title: 'Benchmarked', status: 'published', rating: 3 }),
+    goal: 0.85,
+    compare: 'without ids',
+  },
+  {
+    name: 'update one',
+    method: 'PATCH',
+    router: '/items/articles/42?fields=id,title,rating',
+    hand: '/articles/42',
+    body: JSON.stringify({ rating: 4 }),
+    goal: 0.85,
+    compare: 'equal',
+  },
+  {
+    name: 'batch create 1,000 (vs batchInsert)',
+    method: 'POST',
+    router: '/items/articles?fields=id',
+    hand: '/batch',
+    body: batch,
+    goal: 0.5,
+    concurrency: 2,
+    compare: 'length',
+  },
 ]
 
-interface Result {
+/** BENCH_ONLY=list,update narrows the run to the requests whose names hold one of the words. */
+const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim())
+const PAIRS = ALL_PAIRS.filter((pair) => !only || only.some((word) => pair.name.includes(word)))
+
+/** What one side did over every round of one request. */
+interface Side {
   requests: number
-  perSecond: number
-  p50: number
-  p95: number
-  statements: number
+  seconds: number
+  cpuMs: number
+  failed: number
+  p50s: number[]
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN
+interface Row {
+  readonly pair: Pair
+  readonly router: Side
+  readonly hand: Side
 }
 
-async function measure(base: string, request: (typeof REQUESTS)[number], knex: Knex): Promise<Result> {
-  const init: RequestInit = {
-    method: request.method,
-    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-  }
-  let statements = 0
-  const count = (): void => {
-    statements += 1
-  }
-  // One request alone first, to count its statements without concurrency noise.
-  knex.on('query', count)
-  const probe = await fetch(base + request.path, init)
-  if (!probe.ok) throw new Error(`${request.name}: HTTP ${probe.status} ${await probe.text()}`)
-  knex.off('query', count)
+const perSecond = (side: Side): number => side.requests / side.seconds
+const cpuPerRequest = (side: Side): number => side.cpuMs / side.requests
+/** Hand-written CPU per request over the router's: above 1, the router does the same request for less. */
+const cpuRatio = (row: Row): number => cpuPerRequest(row.hand) / cpuPerRequest(row.router)
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
 
-  const latencies: number[] = []
-  const end = performance.now() + DURATION_MS
-  const worker = async (): Promise<void> => {
-    while (performance.now() < end) {
-      const start = performance.now()
-      const response = await fetch(base + request.path, init)
-      await response.arrayBuffer()
-      latencies.push(performance.now() - start)
-    }
+class LoadGenerator {
+  private readonly child: ChildProcess = fork(path.join(__dirname, 'load.ts'), { stdio: 'inherit' })
+
+  run(order: LoadOrder): Promise<LoadReport> {
+    return new Promise((resolve, reject) => {
+      this.child.once('message', (report: LoadReport | { error: string }) =>
+        'error' in report ? reject(new Error(report.error)) : resolve(report),
+      )
+      this.child.send(order)
+    })
   }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  const elapsed = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  return {
-    requests: latencies.length,
-    perSecond: latencies.length / elapsed,
-    p50: percentile(latencies, 0.5),
-    p95: percentile(latencies, 0.95),
-    statements,
+
+  stop(): void {
+    this.child.kill()
   }
 }
 
-async function benchDialect(name: DialectName): Promise<void> {
+async function answer(url: string, pair: Pair): Promise<unknown> {
+  const headers: Record<string, string> = pair.body === undefined ? {} : { 'content-type': 'application/json' }
+  const response = await fetch(url, { method: pair.method, headers, body: pair.body })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${pair.name}: ${url} answered ${response.status} ${text}`)
+  return JSON.parse(text)
+}
+
+function comparable(body: unknown, compare: Pair['compare']): string {
+  const data = (body as { data: unknown }).data
+  if (compare === 'length') return String((data as unknown[]).length)
+  if (compare === 'equal') return JSON.stringify(data)
+  return JSON.stringify(data, (key, value: unknown) => (key === 'id' ? undefined : value))
+}
+
+/** Both answers, compared before any timing: a faster handler that answers something else proves nothing. */
+async function checkSameAnswer(base: string, pair: Pair): Promise<void> {
+  const router = comparable(await answer(`${base}/api${pair.router}`, pair), pair.compare)
+  const hand = comparable(await answer(`${base}/hand${pair.hand}`, pair), pair.compare)
+  if (router !== hand) throw new Error(`${pair.name}: the answers differ\nrouter: ${router.slice(0, 600)}\nhand:   ${hand.slice(0, 600)}`)
+}
+
+/** BENCH_PROFILE=dir: a CPU profile of each timed run (no start-up or seeding). */
+const PROFILE_DIR = process.env.BENCH_PROFILE
+const session = PROFILE_DIR === undefined ? null : new Session()
+session?.connect()
+
+function post(method: string, params?: object): Promise<unknown> {
+  return new Promise((resolve, reject) => session!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+}
+
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (session === null) return work()
+  await post('Profiler.enable')
+  await post('Profiler.start')
+  try {
+    return await work()
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown }
+    writeFileSync(path.join(PROFILE_DIR!, `${name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile))
+  }
+}
+
+async function timed(load: LoadGenerator, url: string, pair: Pair, side: Side): Promise<void> {
+  const cpu = process.cpuUsage()
+  const report = await load.run({
+    url,
+    method: pair.method,
+    body: pair.body,
+    ms: RUN_MS,
+    concurrency: pair.concurrency ?? CONCURRENCY,
+  })
+  const used = process.cpuUsage(cpu)
+  side.requests += report.requests
+  side.seconds += report.seconds
+  side.cpuMs += (used.user + used.system) / 1000
+  side.failed += report.failed
+  side.p50s.push(report.p50)
+}
+
+const emptySide = (): Side => ({ requests: 0, seconds: 0, cpuMs: 0, failed: 0, p50s: [] })
+
+async function benchDialect(name: DialectName, load: LoadGenerator): Promise<string[]> {
   const unreachable = await probe(name)
   if (unreachable) {
     console.log(`\n${name}: skipped (${unreachable})`)
-    return
+    return [`### ${name}`, '', `skipped: ${unreachable}`, '']
   }
   await ensureDatabase(name)
-  const knex = knexFactory(knexConfig(name))
+  const knex: Knex = knexFactory(knexConfig(name))
   await dropTables(knex)
   await createTables(knex)
   await seedTables(knex)
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections }))
-  app.use('/ruled', createItemsRouter({ knex, collections: RULED, context: () => ({ user: 1, role: 'editor' }) }))
+  // BENCH_PREPARED=0 / 1 sets the router's preparedStatements; unset, each dialect's default.
+  const prepared = process.env.BENCH_PREPARED
+  app.use('/api', createItemsRouter({ knex, collections, ...(prepared === undefined ? {} : { preparedStatements: prepared === '1' }) }))
+  app.use('/hand', handWritten(knex, name))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
-  console.log(`\n${name} (${CONCURRENCY} concurrent clients, ${DURATION_MS} ms per request)`)
-  console.log('request'.padEnd(44), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p95 ms'.padStart(8), 'SQL/req'.padStart(8))
+  const rows: Row[] = []
+  // Warm both sides (JIT, pool, the router's caches) before the heap's baseline.
+  for (const pair of PAIRS) await checkSameAnswer(base, pair)
+  global.gc?.()
   const heapBefore = process.memoryUsage().heapUsed
-  for (const request of REQUESTS) {
-    const result = await measure(base, request, knex)
-    console.log(
-      request.name.padEnd(44),
-      result.perSecond.toFixed(0).padStart(8),
-      result.p50.toFixed(2).padStart(8),
-      result.p95.toFixed(2).padStart(8),
-      String(result.statements).padStart(8),
-    )
+  for (const pair of PAIRS) {
+    const row: Row = { pair, router: emptySide(), hand: emptySide() }
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const sides: Array<[string, Side]> = [
+        [`${base}/api${pair.router}`, row.router],
+        [`${base}/hand${pair.hand}`, row.hand],
+      ]
+      if (round % 2 === 1) sides.reverse()
+      for (const [url, side] of sides) {
+        const which = side === row.router ? 'router' : 'hand'
+        await profiled(`${name}-${pair.name}-${round}-${which}`, () => timed(load, url, pair, side))
+      }
+    }
+    rows.push(row)
+    console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(row).toFixed(2)}`)
   }
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
-  console.log(
-    `heap: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after; rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
-  )
   server.close()
   await dropTables(knex)
   await knex.destroy()
+
+  const lines = [
+    `### ${name}`,
+    '',
+    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => {
+      const ratio = cpuRatio(row)
+      const failed = row.router.failed + row.hand.failed
+      const cells = [
+        `${row.pair.name}${failed > 0 ? ` (${failed} failed)` : ''}`,
+        perSecond(row.router).toFixed(0),
+        perSecond(row.hand).toFixed(0),
+        cpuPerRequest(row.router).toFixed(3),
+        cpuPerRequest(row.hand).toFixed(3),
+        `${ratio.toFixed(2)}${ratio >= row.pair.goal ? '' : ' ✗'}`,
+        (perSecond(row.router) / perSecond(row.hand)).toFixed(2),
+        `≥ ${row.pair.goal}`,
+        median(row.router.p50s).toFixed(2),
+        median(row.hand.p50s).toFixed(2),
+      ]
+      return `| ${cells.join(' | ')} |`
+    }),
+    '',
+    `Heap after a full collection: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before the timed runs, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after (${(((heapAfter - heapBefore) / heapBefore) * 100).toFixed(1)} %).`,
+    '',
+  ]
+  console.log(lines.join('\n'))
+  return lines
 }
 
 async function main(): Promise<void> {
-  for (const name of selectedDialects('BENCH_DIALECTS')) await benchDialect(name)
+  const load = new LoadGenerator()
+  const sections: string[] = []
+  try {
+    for (const name of selectedDialects('BENCH_DIALECTS')) sections.push(...(await benchDialect(name, load)))
+  } finally {
+    load.stop()
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
+  const report = [
+    '# Benchmark: the router against hand-written handlers',
+    '',
+    `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${os.cpus().length} × ${cpu}, ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.type()} ${os.release()}. ` +
+      `${ROUNDS} interleaved rounds of ${RUN_MS} ms per side, ${CONCURRENCY} concurrent clients (the batch: 2), ` +
+      `load from a child process. Load average when written: ${os
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(', ')} (on a shared machine, ratios move by ±0.1 from run to run).`,
+    '',
+    "Ratio (CPU): the hand-written handler's CPU time per request over the router's, in the server process (the load " +
+      'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
+      "over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server's time and, " +
+      "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Both answers are checked equal " +
+      'before timing (writes: without the keys the database assigns; the batch: the number of items).',
+    '',
+    ...sections,
+  ].join('\n')
+  if (process.env.BENCH_WRITE !== '0') writeFileSync(path.join(__dirname, 'RESULTS.md'), report)
 }
 
 main().catch((error: unknown) => {

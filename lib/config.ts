@@ -41,6 +41,8 @@ export interface RouterConfig {
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
   readonly statementTimeout: number
   readonly hookTimeout: number
+  /** Whether statements run through prepared statements kept per connection, where the driver can (see types.ts). */
+  readonly preparedStatements: boolean | undefined
   /** Where to serve the OpenAPI document, and its `info`; null: not served. */
   readonly openapi: (Omit<OpenApiOptions, 'path'> & { readonly path: string }) | null
 }
@@ -89,6 +91,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   openapi: true,
   statementTimeout: true,
   hookTimeout: true,
+  preparedStatements: true,
 }
 
 /** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
@@ -144,6 +147,9 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
   checkTimeout(options.statementTimeout, 'options.statementTimeout')
   checkTimeout(options.hookTimeout, 'options.hookTimeout')
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+    throw new ConfigError('CONFIG_BAD_OPTION', 'options.preparedStatements must be true or false')
+  }
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -179,6 +185,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     openapi: resolveOpenApi(options.openapi),
     statementTimeout: options.statementTimeout ?? 30_000,
     hookTimeout: options.hookTimeout ?? 10_000,
+    preparedStatements: options.preparedStatements,
   }
 }
 

@@ -35,6 +35,7 @@ import { ReadRouting } from './repository/read-routing'
 import { mapFault } from './repository/map-db-error'
 import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
+import { reuseStatements, reusesStatements } from './repository/statement-cache'
 import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
 import type { Collection, Schema } from './schema/collection'
@@ -176,7 +177,8 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     })
   }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
-  const checks = [config.knex, ...(replica ? [replica.knex] : [])].map((knex) => setupCheck(knex, dialect, config.logger))
+  const instances = [config.knex, ...(replica ? [replica.knex] : [])]
+  const checks = instances.map((knex) => setupCheck(knex, dialect, config.logger))
   router.use(['/items', '/versions'], (_req, _res, next) => {
     Promise.all(checks.map((ready) => ready())).then(() => next(), next)
   })
@@ -186,7 +188,8 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.use(
     ['/items', '/versions'],
     requestScope(),
-    guardStatements(routing.replica ? [config.knex, routing.replica] : [config.knex], dialect, config.statementTimeout),
+    reuseStatements(instances, dialect, reusesStatements(dialect, config.preparedStatements)),
+    guardStatements(instances, dialect, config.statementTimeout),
     routing.middleware(),
   )
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))

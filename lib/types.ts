@@ -631,6 +631,24 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default 10000
    */
   hookTimeout?: number
+  /**
+   * Runs the router's statements through statements prepared once per connection: a request shape (the same
+   * fields, filter structure, sort and relations, other values) compiles to the same SQL text, so only its values
+   * are bound again. Each connection keeps at most 256. Statements inside a transaction (writes) are not reused.
+   *
+   * - SQLite (better-sqlite3): `Statement` objects kept per connection. Default `true`: they live in the process
+   *   and save a prepare per statement.
+   * - PostgreSQL (pg): named prepared statements, prepared once per backend connection; a reused statement is
+   *   not marked with the request's id in its SQL, and an aborted request cancels it through its connection's
+   *   backend pid instead. Default `false`: behind a transaction-pooling proxy such as PgBouncer in
+   *   `pool_mode = transaction` (before 1.21, or without `max_prepared_statements`) the next statement may reach
+   *   a server connection that never prepared the name, and fails. Turn it on for direct connections or a
+   *   proxy that tracks prepared statements.
+   * - MySQL / MariaDB: no effect; knex runs statements with mysql2's text protocol.
+   *
+   * @default true on SQLite, false on PostgreSQL
+   */
+  preparedStatements?: boolean
 }
 
 /** An item as the API returns it: field names to JSON values. */

@@ -8,8 +8,25 @@ import type { FieldNode } from '../query/query'
 import type { SchemaView } from '../query/schema-view'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import type { PrimaryKey } from '../types'
+import type { Item, PrimaryKey } from '../types'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
+
+/**
+ * Output names of the fields a tag digests when they ride along in another read: no query can name them, as a
+ * field name never starts with a NUL.
+ */
+const ETAG_OUTPUT = '\u0000etag:'
+
+/** Every scalar field the caller may read, in definition order: what an ETag digests. */
+function taggedFields(view: SchemaView, collection: Collection, prefix = ''): FieldNode[] {
+  return view
+    .members(collection)
+    .flatMap((member): FieldNode[] =>
+      member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : [],
+    )
+}
+
+const digest = (tagged: Item): string => `"${createHash('sha256').update(JSON.stringify(tagged)).digest('base64url')}"`
 
 /** The item's ETag as the caller sees it, or null when they cannot see it. In `db` when given (a write's transaction). */
 export async function etagOf(
@@ -19,11 +36,27 @@ export async function etagOf(
   key: PrimaryKey,
   db?: Knex.Transaction,
 ): Promise<string | null> {
-  const fields = view
-    .members(collection)
-    .flatMap((member): FieldNode[] => (member.kind === 'field' ? [{ kind: 'field', output: member.name, field: member }] : []))
-  const [item] = await repository.readByKeys(collection, [key], fields, view.scope(collection), db)
-  return item ? `"${createHash('sha256').update(JSON.stringify(item)).digest('base64url')}"` : null
+  const [item] = await repository.readByKeys(collection, [key], taggedFields(view, collection), view.scope(collection), db)
+  return item ? digest(item) : null
+}
+
+/**
+ * A read that also yields the item's ETag from the same row, instead of a second statement: `fields` gains the
+ * tagged fields under names no query can use, which `takeEtag` takes out of the item again.
+ */
+export function withEtagFields(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): FieldNode[] {
+  return [...fields, ...taggedFields(view, collection, ETAG_OUTPUT)]
+}
+
+/** Removes the fields `withEtagFields` added from `item`; answers the ETag they digest, the same as `etagOf`'s. */
+export function takeEtag(item: Item): string {
+  const tagged: Item = {}
+  for (const output of Object.keys(item)) {
+    if (!output.startsWith(ETAG_OUTPUT)) continue
+    tagged[output.slice(ETAG_OUTPUT.length)] = item[output]
+    delete item[output]
+  }
+  return digest(tagged)
 }
 
 /** Whether an If-Match / If-None-Match header names `etag` (`*`: any existing item). Weak tags never match. */

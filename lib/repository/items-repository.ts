@@ -182,7 +182,10 @@ export class ItemsRepository {
   async create(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf = everyRow): Promise<PrimaryKey[]> {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
-    for (const payload of payloads) keys.push(await this.insert(trx, collection, payload))
+    for (const run of this.insertRuns(collection, payloads)) {
+      if (run.length === 1) keys.push(await this.insert(trx, collection, run[0]!))
+      else for (const key of await this.insertMany(trx, collection, run)) keys.push(key)
+    }
     const pk = collection.primaryKey
     if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
       await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
@@ -353,6 +356,41 @@ export class ItemsRepository {
     scope: FilterNode | null = null,
   ): Promise<Set<string>> {
     return new Set((await this.loader.byKeys(db, collection, [...new Set(keys)], [], scope, unbounded())).keys())
+  }
+
+  /**
+   * The payloads in order, as runs that one multi-row INSERT can write: consecutive payloads with the same fields
+   * (so no row falls back to another's defaults) and no key of their own, within the dialect's row and
+   * parameter bounds. Where the dialect has no such INSERT, or keys are given, runs of one.
+   */
+  private insertRuns(collection: Collection, payloads: readonly Payload[]): Payload[][] {
+    const pk = collection.primaryKey
+    const most = this.dialect.multiRowInsert
+    if (most === null || !pk.autoIncrement) return payloads.map((payload) => [payload])
+    const runs: Payload[][] = []
+    let shape: string | null = null
+    for (const payload of payloads) {
+      const fields = [...payload.keys()]
+      // An empty payload is all defaults, which a multi-row INSERT cannot spell.
+      const alone = fields.length === 0 || payload.get(pk) != null
+      const next = alone ? null : fields.map((field) => field.column).join('\u0000')
+      const last = runs[runs.length - 1]
+      const room = Math.min(most, Math.floor(this.dialect.maxParameters / Math.max(1, fields.length)))
+      if (next !== null && last !== undefined && next === shape && last.length < room) last.push(payload)
+      else runs.push([payload])
+      shape = next
+    }
+    return runs
+  }
+
+  /** Writes payloads with the same fields and database-assigned keys in one INSERT; answers their keys in order. */
+  private async insertMany(trx: Db, collection: Collection, payloads: readonly Payload[]): Promise<PrimaryKey[]> {
+    const pk = collection.primaryKey
+    const created = (await trx(collection.table)
+      .insert(payloads.map((payload) => this.toRow(payload)))
+      .returning(pk.column)) as Record<string, unknown>[]
+    const keys = created.map((row) => fromStorage(pk, row[pk.column], this.dialect) as number)
+    return keys.sort((a, b) => Number(a) - Number(b))
   }
 
   private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {

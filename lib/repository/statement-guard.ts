@@ -5,12 +5,13 @@ import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
 import { currentRequest, type RequestScope } from '../request-scope'
 import type { Dialect } from './dialects'
+import { runningConnections, unmarked } from './statement-cache'
 
 /** The comment that starts every statement of a request, so the dialect can find and cancel them. */
 const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
 
 type Compiled = { sql: string } | { sql: string }[]
-type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled }
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; client: { transacting?: boolean } }
 
 interface Guard {
   readonly statementTimeout: number
@@ -62,11 +63,14 @@ function guardStatement(knex: Knex, builder: Runnable): void {
     // knex reports its own timeout on the builder only, not on the knex instance.
     builder.on('query-error', (error: unknown) => cancelTimedOut(knex, scope, guard, error))
   }
-  const toSQL = builder.toSQL.bind(builder)
-  builder.toSQL = () => {
-    const compiled = toSQL()
-    for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
-    return compiled
+  // A reused prepared statement must keep its text, so it goes unmarked and is cancelled by its connection.
+  if (!unmarked(scope, builder.client)) {
+    const toSQL = builder.toSQL.bind(builder)
+    builder.toSQL = () => {
+      const compiled = toSQL()
+      for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
+      return compiled
+    }
   }
   const instances = cancelledOnAbort.get(scope) ?? new Set<Knex>()
   cancelledOnAbort.set(scope, instances)
@@ -74,6 +78,7 @@ function guardStatement(knex: Knex, builder: Runnable): void {
     instances.add(knex)
     const stop = (): void => {
       guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
+      for (const connection of runningConnections(scope)) cancelOn(knex, connection)
     }
     scope.signal.addEventListener('abort', stop, { once: true })
   }
@@ -93,6 +98,15 @@ const isKnexTimeout = (error: unknown): boolean =>
   error !== null &&
   (error as { name?: unknown }).name === 'KnexTimeoutError' &&
   typeof (error as { timeout?: unknown }).timeout === 'number'
+
+/**
+ * Cancels the statement running on `connection` the way knex's own statement timeout does: from another
+ * connection, by the backend's process id (PostgreSQL) or thread id (MySQL).
+ */
+function cancelOn(knex: Knex, connection: object): void {
+  const client = knex.client as { cancelQuery?: (connection: object) => Promise<unknown> }
+  client.cancelQuery?.(connection).catch(() => undefined)
+}
 
 /** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */
 export function statementError(error: unknown, dialect: Dialect, statementTimeout: number): unknown {

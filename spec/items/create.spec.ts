@@ -171,6 +171,41 @@ forEachDialect((ctx) => {
       expect(response.body).toEqual({ data: names.map((name, i) => ({ id: seed.authors.length + 1 + i, name })) })
     })
 
+    it('pairs each item of a long batch with its key, through runs of different fields, keys and defaults', async () => {
+      // Runs of one INSERT each: 600 alike (past SQLite's 500-row statement), then items with other fields,
+      // an explicit key, only the required field, and the first shape again.
+      const alike = Array.from({ length: 600 }, (_, i) => ({ title: `Alike ${i}`, rating: i % 5 }))
+      const others = [
+        { title: 'Status given', status: 'published' },
+        { title: 'Keyed', id: 5000 },
+        { title: 'Bare' },
+        { title: 'Again', rating: 1 },
+      ]
+      const response = await request(app)
+        .post('/api/items/articles?fields=id,title,status,rating')
+        .send([...alike, ...others])
+      expect(response.status).toBe(200)
+      const data = (response.body as { data: { id: number; title: string; status: string; rating: number | null }[] }).data
+      expect(data.map((item) => item.title)).toEqual([...alike.map((item) => item.title), 'Status given', 'Keyed', 'Bare', 'Again'])
+      expect(data.slice(0, 600).map((item) => item.id)).toEqual(alike.map((_, i) => seed.articles.length + 1 + i))
+      expect(data[601]!.id).toBe(5000)
+      // Omitted fields take the column's default in every run, not another row's value or NULL.
+      expect(data.filter((item) => item.title !== 'Status given').every((item) => item.status === 'draft')).toBe(true)
+      expect(data[0]!.rating).toBe(0)
+      expect(data[602]!.rating).toBeNull()
+      // The database agrees on every key's row.
+      const stored = await ctx
+        .knex('articles')
+        .whereIn(
+          'id',
+          data.map((item) => item.id),
+        )
+        .select('id', 'title')
+      expect(new Map(stored.map((row: { id: number; title: string }) => [Number(row.id), row.title]))).toEqual(
+        new Map(data.map((item) => [item.id, item.title])),
+      )
+    })
+
     it('answers { data: [] } for an empty array and writes nothing', async () => {
       const response = await request(app).post('/api/items/authors').send([])
       expect(response.status).toBe(200)

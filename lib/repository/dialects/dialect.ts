@@ -60,6 +60,15 @@ export interface Dialect {
    */
   readonly insertReturnsKeyWithReturning: boolean
   /**
+   * Most rows one INSERT of a batch may write when the database assigns their keys, which it answers through
+   * `RETURNING`; null: one INSERT per row. A statement's auto-increment keys rise in the order of its rows on
+   * SQLite (one writer at a time) and PostgreSQL (a sequence), so sorted they pair with the rows. SQLite: 500,
+   * the most terms of the compound SELECT knex writes it as. MySQL: null, as InnoDB's interleaved lock mode
+   * (`innodb_autoinc_lock_mode = 2`, MySQL 8's default) may give one statement's rows keys that are not
+   * consecutive, and it has no RETURNING to tell them.
+   */
+  readonly multiRowInsert: number | null
+  /**
    * An ORDER BY term for `expression`. Every database sorts NULL first ascending and last descending, and text
    * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its
    * locale collations order text by language rules, so it gets `NULLS FIRST/LAST` and `COLLATE "C"`; MySQL's
@@ -223,6 +232,56 @@ export interface Dialect {
    * ER_STATEMENT_TIMEOUT (`max_statement_time`) and MySQL 8's ER_QUERY_TIMEOUT (`MAX_EXECUTION_TIME`). Never on SQLite.
    */
   isCancelled(error: DriverError): boolean
+  /**
+   * Reuse of prepared statements (`preparedStatements`). SQLite keeps better-sqlite3 `Statement` objects per
+   * connection, on by default: they live in the process, cost nothing to keep and save a prepare per statement.
+   * PostgreSQL names the statement (pg prepares it once per backend connection), off by default: a
+   * transaction-pooling proxy such as PgBouncer (before 1.21 or without `max_prepared_statements`) hands the
+   * next statement to a backend that never saw the name. null on MySQL and MariaDB: knex runs mysql2's `query`
+   * (text protocol) and its `execute` would bind LIMIT values in a way MariaDB rejects, so nothing is reused.
+   */
+  readonly statementReuse: StatementReuse | null
+}
+
+/** A statement as knex hands it to the driver: the compiled SQL, its values and knex's options for the driver. */
+export interface DriverQuery {
+  sql: string
+  bindings?: readonly unknown[]
+  options?: Record<string, unknown>
+  response?: unknown
+  context?: unknown
+}
+
+/** The statements kept on one connection, by SQL text; bounded (see statement-cache.ts). */
+export interface KeptStatements {
+  get(sql: string): unknown
+  /** Keeps `statement` for `sql`; answers false, keeping nothing, when the connection keeps as many as it may. */
+  keep(sql: string, statement: unknown): boolean
+}
+
+/**
+ * How a driver reuses a statement prepared once on a connection (the `preparedStatements` option), in place of
+ * knex's own run of it. Each gets the statement, the connection, what that connection keeps, and knex's run.
+ */
+export interface StatementReuse {
+  /** Whether `preparedStatements` is on when the host leaves it unset, and why (see the dialect's value). */
+  readonly byDefault: boolean
+  /**
+   * Whether reused statements would share their text across requests only without the per-request marker
+   * comment, so that the request's statements must be cancelled by connection instead (see statement-guard.ts).
+   */
+  readonly unmarked: boolean
+  /**
+   * Whether a connection that keeps as many statements as it may drops the least recently used for a new one
+   * (the driver lets go of a dropped statement), or keeps no more (the driver keeps every one it prepared).
+   */
+  readonly evicts: boolean
+  run(
+    query: DriverQuery,
+    connection: unknown,
+    kept: KeptStatements,
+    knexRun: (query: DriverQuery) => Promise<DriverQuery>,
+  ): Promise<DriverQuery>
 }
 
 /** The parts of a driver's error the dialects read; each driver sets its own subset. */

@@ -148,6 +148,7 @@ async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.T
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
+  multiRowInsert: null,
   orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
   sortValue: ({ sql, bindings }, text) => ({ sql: text ? `CAST(${sql} AS BINARY)` : sql, bindings }),
   // InnoDB's row estimates (EXPLAIN `rows`, TABLE_ROWS) are off by up to half on a plain table: not worth a field.
@@ -193,6 +194,7 @@ export const mysql: Dialect = {
     for (const { id } of threads) await knex.raw('kill query ?', [id])
   },
   // 1317 ER_QUERY_INTERRUPTED (KILL QUERY), 1969 ER_STATEMENT_TIMEOUT (MariaDB), 3024 ER_QUERY_TIMEOUT (MySQL 8).
+  statementReuse: null,
   isCancelled: (error) => ['ER_QUERY_INTERRUPTED', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'].includes(String(error.code)),
   readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
 }

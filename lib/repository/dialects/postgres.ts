@@ -1,8 +1,9 @@
 // PostgreSQL through pg: RETURNING, ILIKE, EXTRACT, and a sequence to keep in step with explicit keys.
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
+import { createHash } from 'node:crypto'
 import { postgresArrays } from './postgres-arrays'
-import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
+import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } from './dialect'
 import { isNetworkError } from './network-faults'
 import { lockNumber, lockRowsForUpdate } from './row-locks'
 import { dateText, numberText } from './driver-values'
@@ -71,9 +72,30 @@ function recogniseFault(error: DriverError): Fault | null {
   return null
 }
 
+/**
+ * Names each statement after a digest of its text; pg prepares a named statement once per connection and from
+ * then on sends only its name and values. pg keeps every name it prepared for the connection's life, so a
+ * connection names at most as many statements as it may keep, and runs any further ones unnamed.
+ */
+const namedStatements: StatementReuse = {
+  byDefault: false,
+  unmarked: true,
+  evicts: false,
+  run: (query, _connection, kept, knexRun) => {
+    let name = kept.get(query.sql) as string | undefined
+    if (name === undefined) {
+      const candidate = `items_${createHash('sha1').update(query.sql).digest('base64url')}`
+      if (kept.keep(query.sql, candidate)) name = candidate
+    }
+    if (name !== undefined && query.options?.name === undefined) query.options = { ...query.options, name }
+    return knexRun(query)
+  },
+}
+
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
+  multiRowInsert: 10_000,
   orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({
     sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction}${nullable ? ` nulls ${direction === 'asc' ? 'first' : 'last'}` : ''}`,
     bindings,
@@ -133,6 +155,7 @@ export const postgres: Dialect = {
       likePattern(marker, 'starts'),
     ]),
   isCancelled: (error) => error.code === '57014',
+  statementReuse: namedStatements,
   // A boolean read through a text cast is PostgreSQL's own text form.
   readValue: (raw, type) => numberText(dateText(raw, type), type),
 }

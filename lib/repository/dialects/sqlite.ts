@@ -3,7 +3,7 @@
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
-import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
+import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } from './dialect'
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { checkSqliteFunctions } from './sqlite-functions'
@@ -83,9 +83,53 @@ function asciiInsensitive(column: string, pattern: string, negate: boolean): { s
   return { sql: negate ? `NOT ${match}` : match, bindings: [column, pattern, column, column, column, column, pattern] }
 }
 
+/** The parts of a better-sqlite3 connection and statement the reuse needs. */
+interface Database {
+  prepare(sql: string): Statement
+}
+interface Statement {
+  readonly reader: boolean
+  all(bindings: readonly unknown[]): unknown[]
+  run(bindings: readonly unknown[]): { lastInsertRowid: number | bigint; changes: number }
+}
+
+/** A binding as knex's better-sqlite3 client passes it: a Date as its milliseconds, a boolean as 0 or 1. */
+const driverValue = (value: unknown): unknown =>
+  value instanceof Date ? value.valueOf() : typeof value === 'boolean' ? Number(value) : value
+
+/**
+ * Runs each statement through a `Statement` the connection keeps, as knex's client would run a fresh one. Safe to
+ * share: `all` and `run` finish before they return, so no statement is ever busy when the next request takes
+ * it, and SQLite prepares a kept statement again by itself when the schema changed. Statements with driver
+ * options (knex's `safeIntegers`) run knex's own way, so no kept statement ever changes mode.
+ */
+const keptStatements: StatementReuse = {
+  byDefault: true,
+  unmarked: false,
+  evicts: true,
+  run: async (query, connection, kept, knexRun) => {
+    if (query.options && Object.keys(query.options).length > 0) return knexRun(query)
+    let statement = kept.get(query.sql) as Statement | undefined
+    if (statement === undefined) {
+      statement = (connection as Database).prepare(query.sql)
+      kept.keep(query.sql, statement)
+    }
+    const bindings = (query.bindings ?? []).map(driverValue)
+    if (statement.reader) {
+      query.response = statement.all(bindings)
+      return query
+    }
+    const response = statement.run(bindings)
+    query.response = response
+    query.context = { lastID: response.lastInsertRowid, changes: response.changes }
+    return query
+  },
+}
+
 export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
+  multiRowInsert: 500,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
   sortValue: (expression) => expression,
@@ -126,6 +170,7 @@ export const sqlite: Dialect = {
   lockRows: async () => undefined,
   cancelStatements: null,
   isCancelled: () => false,
+  statementReuse: keptStatements,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }

@@ -1,0 +1,45 @@
+// The load generator of `npm run bench`, in a child process of its own so that the server's CPU time per request
+// (process.cpuUsage in the parent) holds the server's work only. Answers each `{ url, method, body, ms,
+// concurrency }` message with how many requests completed and their median latency.
+export interface LoadOrder {
+  readonly url: string
+  readonly method: string
+  readonly body?: string
+  readonly ms: number
+  readonly concurrency: number
+}
+
+export interface LoadReport {
+  readonly requests: number
+  readonly seconds: number
+  readonly p50: number
+  readonly failed: number
+}
+
+async function run(order: LoadOrder): Promise<LoadReport> {
+  const headers: Record<string, string> = order.body === undefined ? {} : { 'content-type': 'application/json' }
+  const latencies: number[] = []
+  let failed = 0
+  const end = performance.now() + order.ms
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const start = performance.now()
+      const response = await fetch(order.url, { method: order.method, headers, body: order.body })
+      await response.arrayBuffer()
+      if (!response.ok) failed += 1
+      latencies.push(performance.now() - start)
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: order.concurrency }, worker))
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return { requests: latencies.length, seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN, failed }
+}
+
+process.on('message', (order: LoadOrder) => {
+  run(order).then(
+    (report) => process.send?.(report),
+    (error: unknown) => process.send?.({ error: String(error) }),
+  )
+})

@@ -1,0 +1,124 @@
+// Prepared-statement reuse (the `preparedStatements` option): the router's statements of one SQL text, which
+// differ only in their bound values, run through a statement the connection prepared once. The dialect says how
+// (see Dialect.statementReuse); this module keeps the statements per connection, bounded, and knows which
+// connections a request's statements are running on, so that an unmarked request can still be cancelled.
+import type { RequestHandler } from 'express'
+import type { Knex } from 'knex'
+import { currentRequest, type RequestScope } from '../request-scope'
+import type { Dialect, DriverQuery, KeptStatements, StatementReuse } from './dialects'
+
+/** Most statements one connection keeps: a router's request shapes, with room for a host's hooks. */
+export const KEPT_PER_CONNECTION = 256
+
+/** A bounded map by SQL text; with `evicts`, the least recently used statement makes room for a new one. */
+export class StatementCache implements KeptStatements {
+  private readonly statements = new Map<string, unknown>()
+
+  constructor(
+    private readonly evicts: boolean,
+    readonly capacity = KEPT_PER_CONNECTION,
+  ) {}
+
+  get size(): number {
+    return this.statements.size
+  }
+
+  get(sql: string): unknown {
+    const statement = this.statements.get(sql)
+    if (statement !== undefined && this.evicts) {
+      // Map order is insertion order: moving the hit to the end keeps the least recently used first.
+      this.statements.delete(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  keep(sql: string, statement: unknown): boolean {
+    if (this.statements.size >= this.capacity) {
+      if (!this.evicts) return false
+      const oldest = this.statements.keys().next()
+      if (!oldest.done) this.statements.delete(oldest.value)
+    }
+    this.statements.set(sql, statement)
+    return true
+  }
+}
+
+type RunQuery = (connection: object, query: DriverQuery) => Promise<DriverQuery>
+interface DriverClient {
+  _query: RunQuery
+}
+
+/** Per knex client: the statements each of its connections keeps. */
+const clients = new WeakMap<object, WeakMap<object, StatementCache>>()
+/** Requests whose router reuses statements, with how. */
+const reusing = new WeakMap<RequestScope, StatementReuse>()
+/** The connections each unmarked request's statements are running on right now. */
+const running = new WeakMap<RequestScope, Set<object>>()
+
+/** The statements `connection` keeps (for the specs: that they stay bounded). */
+export function keptOn(knex: Knex, connection: object): StatementCache | undefined {
+  return clients.get(knex.client as object)?.get(connection)
+}
+
+/** The connections the request's unmarked statements are running on (see statement-guard.ts's cancellation). */
+export function runningConnections(scope: RequestScope): ReadonlySet<object> {
+  return running.get(scope) ?? new Set()
+}
+
+/**
+ * Whether a statement of the request goes without the marker comment, since a reused statement must keep its
+ * text. Only statements outside transactions are reused: knex runs a transaction's statements through a client
+ * of its own, which this module does not wrap.
+ */
+export function unmarked(scope: RequestScope, client: { transacting?: boolean }): boolean {
+  return reusing.get(scope)?.unmarked === true && client.transacting !== true
+}
+
+/**
+ * Wraps the knex client's driver call once, so that a statement run inside a request of a reusing router goes
+ * through the dialect's reuse.
+ */
+function install(knex: Knex): void {
+  const client = knex.client as DriverClient
+  if (clients.has(client)) return
+  const connections = new WeakMap<object, StatementCache>()
+  clients.set(client, connections)
+  const knexQuery = client._query.bind(client)
+  client._query = async (connection, query) => {
+    const scope = currentRequest()
+    const strategy = scope && reusing.get(scope)
+    if (scope === undefined || strategy === undefined) return knexQuery(connection, query)
+    let kept = connections.get(connection)
+    if (kept === undefined) connections.set(connection, (kept = new StatementCache(strategy.evicts)))
+    if (!strategy.unmarked) return strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
+    let active = running.get(scope)
+    if (active === undefined) running.set(scope, (active = new Set()))
+    active.add(connection)
+    try {
+      return await strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
+    } finally {
+      active.delete(connection)
+    }
+  }
+}
+
+/** Whether `preparedStatements` is on for this router: the host's choice, else the dialect's default. */
+export function reusesStatements(dialect: Dialect, preparedStatements: boolean | undefined): boolean {
+  return dialect.statementReuse !== null && (preparedStatements ?? dialect.statementReuse.byDefault)
+}
+
+/**
+ * Middleware, mounted after `requestScope()`, that runs the request's statements through kept statements
+ * (see Dialect.statementReuse). Nothing at all when the router does not reuse them.
+ */
+export function reuseStatements(instances: readonly Knex[], dialect: Dialect, enabled: boolean): RequestHandler {
+  const strategy = dialect.statementReuse
+  if (!enabled || strategy === null) return (_req, _res, next) => next()
+  for (const knex of instances) install(knex)
+  return (_req, _res, next) => {
+    const scope = currentRequest()
+    if (scope) reusing.set(scope, strategy)
+    next()
+  }
+}

@@ -1,0 +1,135 @@
+// preparedStatements: a statement reused across requests of one shape must bind each request's own values, views
+// and callers, keep each connection's statements bounded, and leave an aborted request cancellable.
+import type { Express } from 'express'
+import type { Knex } from 'knex'
+import request from 'supertest'
+import { collections } from '../../fixtures/schema'
+import { seed } from '../../fixtures/seed'
+import { createItemsRouter, type CollectionDefinition, type ItemsRouterOptions } from '../../lib'
+import { KEPT_PER_CONNECTION, keptOn } from '../../lib/repository/statement-cache'
+import { createApp } from '../support/app'
+import { forEachDialect, type DialectContext } from '../support/dialects'
+
+type Article = (typeof seed.articles)[number]
+
+/** The pooled connections of a knex instance, idle ones. */
+function idleConnections(knex: Knex): object[] {
+  const pool = (knex.client as { pool?: { free: { resource: object }[] } }).pool
+  return (pool?.free ?? []).map((slot) => slot.resource)
+}
+
+/** Most statements any idle connection keeps, or 0. */
+const mostKept = (knex: Knex): number => Math.max(0, ...idleConnections(knex).map((connection) => keptOn(knex, connection)?.size ?? 0))
+
+async function ids(app: Express, path: string, user?: number): Promise<number[]> {
+  const call = request(app).get(path)
+  const response = await (user === undefined ? call : call.set('x-user', String(user)))
+  expect(response.status).toBe(200)
+  return (response.body as { data: { id: number }[] }).data.map((item) => item.id)
+}
+
+/** Ids of seeded articles passing `keep`, ordered by rating descending (NULLs last), then id. */
+function expectedIds(keep: (article: Article) => boolean, limit = Number.POSITIVE_INFINITY): number[] {
+  return seed.articles
+    .filter(keep)
+    .sort((a, b) => (b.rating ?? -Infinity) - (a.rating ?? -Infinity) || a.id - b.id)
+    .slice(0, limit)
+    .map((article) => article.id)
+}
+
+forEachDialect((ctx: DialectContext) => {
+  beforeAll(() => ctx.reset())
+
+  // MySQL reuses nothing (see Dialect.statementReuse), so on it both settings run the same way: still correct.
+  describe.each([true, false])('preparedStatements: %s', (preparedStatements) => {
+    const options: Partial<ItemsRouterOptions> = { preparedStatements }
+
+    it('binds each request its own values in one request shape', async () => {
+      const app = createApp(ctx.knex, options)
+      for (const [status, limit] of [
+        ['published', 5],
+        ['draft', 7],
+        ['archived', 3],
+        ['published', 11],
+      ] as const) {
+        const path = `/api/items/articles?filter[status][_eq]=${status}&sort=-rating&limit=${limit}&fields=id`
+        expect(await ids(app, path)).toEqual(expectedIds((article) => article.status === status, limit))
+      }
+      // The same shape with an IN list: each length is a shape of its own, each value bound anew.
+      for (const list of [[1, 2], [3, 4, 5], [6]]) {
+        const path = `/api/items/articles?filter[author][_in]=${list.join(',')}&sort=-rating&limit=1000&fields=id`
+        expect(await ids(app, path)).toEqual(expectedIds((article) => list.includes(article.author ?? -1)))
+      }
+    })
+
+    it('gives each caller and each access view its own rows from the same request shape', async () => {
+      const ruled: Record<string, CollectionDefinition> = {
+        ...collections,
+        articles: {
+          ...collections.articles,
+          access: { read: (context) => (context.role === 'editor' ? true : { filter: { author: { _eq: '$CURRENT_USER' } } }) },
+        },
+      }
+      const app = createApp(ctx.knex, {
+        ...options,
+        collections: ruled,
+        context: (req) => ({ user: Number(req.get('x-user')), role: req.get('x-user') === '0' ? 'editor' : 'author' }),
+      })
+      const path = '/api/items/articles?sort=-rating&limit=1000&fields=id'
+      for (const user of [3, 5, 3, 0, 7, 0]) {
+        const mine = user === 0 ? expectedIds(() => true) : expectedIds((article) => article.author === user)
+        expect(await ids(app, path, user)).toEqual(mine)
+      }
+    })
+
+    it(`keeps statements only when on, at most ${KEPT_PER_CONNECTION} per connection`, async () => {
+      const app = createApp(ctx.knex, options)
+      const before = mostKept(ctx.knex)
+      // More distinct statements than a connection keeps: IN lists of every length from 1 on.
+      for (let length = 1; length <= KEPT_PER_CONNECTION + 20; length += 1) {
+        const list = Array.from({ length }, (_, i) => i + 1)
+        await ids(app, `/api/items/articles?filter[id][_in]=${list.join(',')}&limit=1&fields=id`)
+      }
+      const kept = mostKept(ctx.knex)
+      expect(kept).toBeLessThanOrEqual(KEPT_PER_CONNECTION)
+      if (preparedStatements && ctx.name !== 'mysql') expect(kept).toBeGreaterThan(0)
+      else expect(kept).toBe(before)
+    })
+  })
+
+  it('refuses a preparedStatements that is not a boolean with CONFIG_BAD_OPTION', () => {
+    expect(() => createItemsRouter({ knex: ctx.knex, collections, preparedStatements: 'yes' as unknown as boolean })).toThrow(
+      /CONFIG_BAD_OPTION/,
+    )
+  })
+
+  // PostgreSQL's reused statements carry no request marker: an aborted request is cancelled by its connection.
+  const it_ = ctx.name === 'postgres' ? it : it.skip
+  it_('cancels an unmarked statement on the server when the client disconnects', async () => {
+    const hooked: Record<string, CollectionDefinition> = {
+      ...collections,
+      articles: { ...collections.articles, hooks: { beforeRead: async (query, { db }) => (await db.raw('select pg_sleep(7)'), query) } },
+    }
+    const app = createApp(ctx.knex, { collections: hooked, preparedStatements: true })
+    const sleeping = async (): Promise<string[]> => {
+      const { rows } = (await ctx.knex.raw(
+        "select query from pg_stat_activity where state = 'active' and pid <> pg_backend_pid() and datname = current_database() and query like '%pg_sleep(7)%' and query not like '%pg_stat_activity%'",
+      )) as { rows: { query: string }[] }
+      return rows.map((row) => row.query)
+    }
+    const abandoned = expect(request(app).get('/api/items/articles').timeout(1000)).rejects.toThrow(/Timeout/)
+    let seen: string[] = []
+    for (let tries = 0; seen.length === 0 && tries < 40; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      seen = await sleeping()
+    }
+    // Unmarked, so the marker search of a plain cancellation could not have found it.
+    expect(seen).toEqual(['select pg_sleep(7)'])
+    await abandoned
+    const until = Date.now() + 3000
+    while ((await sleeping()).length > 0) {
+      if (Date.now() > until) throw new Error('The statement was not cancelled')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })
+})
