@@ -319,11 +319,15 @@ export class ItemLoader {
     const byParent = fieldIn(foreignKey, parents)
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
     const order = this.orderTerms(related, selection)
-    if (selection.limit === null && selection.offset === 0) {
+    // One parent (a one-item read): its window is a plain LIMIT / OFFSET, which spares SQL the window function.
+    if ((selection.limit === null && selection.offset === 0) || parents.length === 1) {
       const qb = db(related.table).select(this.columns(related, fields, foreignKey))
       this.where(qb, related, scoped)
       qb.orderByRaw(order.sql, order.bindings)
-      return cap === null ? qb : qb.limit(cap)
+      const limit = selection.limit === null ? cap : cap === null ? selection.limit : Math.min(selection.limit, cap)
+      if (limit !== null) qb.limit(limit)
+      if (selection.offset > 0) qb.offset(selection.offset)
+      return qb
     }
     const ranked = db(related.table).select([
       ...this.columns(related, fields, foreignKey),

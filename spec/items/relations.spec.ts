@@ -516,6 +516,23 @@ forEachDialect((ctx) => {
       expect(data).toEqual(expected)
     })
 
+    // A one-item read has one parent, which takes a plain LIMIT / OFFSET instead of the per-parent window.
+    it.each([
+      'deep[comments][_offset]=1&deep[comments][_limit]=2',
+      'deep[comments][_offset]=3',
+      'deep[comments][_offset]=2&deep[comments][_limit]=-1',
+      'deep[comments][_limit]=3&deep[comments][_page]=2',
+      'deep[comments][_filter][votes][_gt]=50&deep[comments][_sort]=votes&deep[comments][_limit]=1',
+      'deep[comments][_sort]=-votes&deep[comments][_limit]=2',
+      'deep[comments][_limit]=0',
+    ])('one item answers its comments as the list does: %s', async (query) => {
+      const busiest = [...firstArticles(20)].sort((a, b) => commentsOf(b.id).length - commentsOf(a.id).length)[0]!
+      expect(commentsOf(busiest.id).length).toBeGreaterThan(3)
+      const list = (await ok(app, `/items/articles?limit=20&fields=id,comments.id&${query}`)) as Array<{ id: number }>
+      const one = await ok(app, `/items/articles/${busiest.id}?fields=id,comments.id&${query}`)
+      expect(one).toEqual(list.find((row) => row.id === busiest.id))
+    })
+
     it('_search finds something and leaves articles without matches with []', async () => {
       const data = (await ok(app, '/items/articles?limit=20&fields=id,comments.body&deep[comments][_search]=great')) as Array<{
         comments: unknown[]
