@@ -55,10 +55,12 @@ type Keying = (payload: Payload) => Payload
 /**
  * For an integer key the database assigns and nothing else set: `SINGLETON_KEY`. Other keys (a uuid a column
  * default fills in, say) are left alone: no value is both valid for them and chosen alike by every server.
+ * So is a `generated` key, which no write may set.
  */
 function singletonKey(collection: Collection): Keying | undefined {
   const pk = collection.primaryKey
-  if (!pk.autoIncrement) return undefined
+  // A key the database refuses to take from a write (identity GENERATED ALWAYS) keeps its own value too.
+  if (!pk.autoIncrement || pk.generated) return undefined
   // In the payload's form for the key's type (a bigInteger travels as a digit string).
   const key = pk.spec.fromJson(SINGLETON_KEY)
   return (payload) => (payload.get(pk) == null ? new Map(payload).set(pk, key) : payload)

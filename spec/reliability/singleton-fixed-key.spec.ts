@@ -120,4 +120,25 @@ forEachDialect((ctx) => {
     const next = (await servers.first('settings').where({ site_name: 'next' }).first('id')) as { id: unknown }
     expect(Number(next.id)).toBeGreaterThan(1)
   })
+
+  if (ctx.name === 'postgres') {
+    it('leaves a GENERATED ALWAYS identity key to the database, which refuses a written one', async () => {
+      await ctx.knex.raw('drop table if exists fixed_key_identity')
+      await ctx.knex.raw('create table fixed_key_identity (id integer generated always as identity primary key, label text)')
+      try {
+        const app = express()
+        const fields = {
+          id: { type: 'integer', primaryKey: true, autoIncrement: true, generated: true },
+          label: { type: 'string' },
+        } as const
+        app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { fixed_key_identity: { singleton: true, fields } } }))
+        await ctx.knex.raw('select setval(pg_get_serial_sequence(?, ?), 41)', ['fixed_key_identity', 'id'])
+        const response = await request(app).patch('/api/items/fixed_key_identity').send({ label: 'one' })
+        expect(response.status).toBe(200)
+        expect(response.body.data).toMatchObject({ id: 42, label: 'one' })
+      } finally {
+        await ctx.knex.raw('drop table fixed_key_identity')
+      }
+    })
+  }
 })
