@@ -188,7 +188,8 @@ export interface CollectionDefinition<
   table?: string
   /**
    * The collection holds one item: `GET /items/<name>` answers an object, `PATCH` updates or creates it, and
-   * `POST` is not served.
+   * `POST` is not served. With an `autoIncrement` primary key the item is created with key 1, so creators on
+   * servers the singleton lock does not span (Galera nodes) collide and the later one updates it.
    *
    * @default false
    */

@@ -248,8 +248,9 @@ async function galeraRows(dir: string, syncWait: number): Promise<Row[]> {
             SCALE_POOL: '8',
           }),
           settingsRows: async () => Number(((await first('settings').count({ n: '*' })) as { n: number }[])[0]!.n),
-          // GET_LOCK is node-local on Galera, so two nodes may both create the singleton's first row (see
-          // RESULTS.md): the row is created up front, as the README advises, and the race updates it from every node.
+          // GET_LOCK is node-local on Galera: the first row's fixed key (1) is what keeps creators on two nodes to
+          // one row (see RESULTS.md). By default the row is created up front and the race updates it from every
+          // node; SCALE_EMPTY_SINGLETON=1 races the create itself.
           ...(process.env.SCALE_EMPTY_SINGLETON === '1'
             ? { clearSettings: async () => void (await first('settings').delete()) }
             : {

@@ -162,13 +162,22 @@ export class ItemsRepository {
    * Runs `work` in one transaction: all of it lands or none. A transaction the database rolls back for
    * colliding with others runs again from the start (see retry-transaction.ts), so `work` must not keep
    * state between attempts. With `lock`, no other transaction with the same lock name runs at the same time.
+   * With `retryDuplicateKey`, an insert refused because its primary key is taken runs again too: the lock
+   * only binds one server (MySQL's GET_LOCK is local to a Galera node), so a create under it may still lose
+   * a race for a fixed key to another server's, and the next attempt sees the winner's row.
    * Database errors become the API's errors.
    */
-  async transaction<T>(collection: Collection, work: (trx: Knex.Transaction) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
-    const { lock } = options
+  async transaction<T>(
+    collection: Collection,
+    work: (trx: Knex.Transaction) => Promise<T>,
+    options: { lock?: string; retryDuplicateKey?: boolean } = {},
+  ): Promise<T> {
+    const { lock, retryDuplicateKey = false } = options
     try {
-      return await retryTransaction(this.dialect, () =>
-        lock === undefined ? this.knex.transaction(work) : this.dialect.lockedTransaction(this.knex, lock, work),
+      return await retryTransaction(
+        this.dialect,
+        () => (lock === undefined ? this.knex.transaction(work) : this.dialect.lockedTransaction(this.knex, lock, work)),
+        retryDuplicateKey ? (error) => this.isDuplicateKey(error, collection) : undefined,
       )
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
@@ -320,6 +329,15 @@ export class ItemsRepository {
         part.map((key) => toStorage(pk, key, this.dialect)),
       )
     }
+  }
+
+  /** Whether a driver error says an insert's primary key is already taken. */
+  private isDuplicateKey(error: unknown, collection: Collection): boolean {
+    if (typeof error !== 'object' || error === null) return false
+    const recognised = this.dialect.recogniseError(error, collection)
+    if (recognised?.code !== 'RECORD_NOT_UNIQUE' || recognised.field === undefined) return false
+    const pk = collection.primaryKey
+    return recognised.field === pk.column || recognised.field === pk.name
   }
 
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */

@@ -9,12 +9,17 @@ export const TRANSACTION_ATTEMPTS = 4
 /** Up to 20 ms, 40 ms, 80 ms, random within that: colliding writers rarely meet again at the same moment. */
 const backoff = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt))
 
-export async function retryTransaction<T>(dialect: Dialect, run: () => Promise<T>): Promise<T> {
+/**
+ * `alsoRetry` names further errors worth a fresh attempt: a singleton's create that lost the race for the
+ * fixed key finds the winner's row when it runs again.
+ */
+export async function retryTransaction<T>(dialect: Dialect, run: () => Promise<T>, alsoRetry?: (error: unknown) => boolean): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run()
     } catch (error) {
-      if (attempt >= TRANSACTION_ATTEMPTS || faultOf(error, dialect) !== 'conflict') throw error
+      const retryable = faultOf(error, dialect) === 'conflict' || alsoRetry?.(error) === true
+      if (attempt >= TRANSACTION_ATTEMPTS || !retryable) throw error
       await backoff(attempt)
     }
   }

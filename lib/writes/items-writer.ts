@@ -43,6 +43,29 @@ function collectErrors<T, R>(inputs: readonly T[], check: (input: T, index: numb
   return results
 }
 
+/**
+ * The key a singleton's row is created with when the database would assign one: every server picks the same,
+ * so concurrent creators on servers whose locks do not see each other collide instead of adding a second row.
+ */
+export const SINGLETON_KEY = 1
+
+/** Sets the key of a payload about to be inserted (hooks and events still see the payload without it). */
+type Keying = (payload: Payload) => Payload
+
+/**
+ * For an integer key the database assigns and nothing else set: `SINGLETON_KEY`. Other keys (a uuid a column
+ * default fills in, say) are left alone: no value is both valid for them and chosen alike by every server.
+ * So is a `generated` key, which no write may set.
+ */
+function singletonKey(collection: Collection): Keying | undefined {
+  const pk = collection.primaryKey
+  // A key the database refuses to take from a write (identity GENERATED ALWAYS) keeps its own value too.
+  if (!pk.autoIncrement || pk.generated) return undefined
+  // In the payload's form for the key's type (a bigInteger travels as a digit string).
+  const key = pk.spec.fromJson(SINGLETON_KEY)
+  return (payload) => (payload.get(pk) == null ? new Map(payload).set(pk, key) : payload)
+}
+
 /** Runs `run` on each item, one after the other: hooks see a batch in order, on one transaction. */
 async function inOrder<T, R>(items: readonly T[], run: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = []
@@ -121,8 +144,11 @@ export class ItemsWriter {
 
   /**
    * Updates the singleton's row, or creates it when there is none, under the collection's singleton lock: two
-   * requests at once never both find no row and both create one. A row the caller cannot see is not theirs to
-   * change: 403, as when they may not create it, never a second row nor a 404 naming its key.
+   * requests at once never both find no row and both create one. The lock binds one database server only; where
+   * servers take writes side by side (a Galera cluster), a database-assigned key is replaced by `SINGLETON_KEY`,
+   * so two creators collide on the primary key and the loser runs again, finding the winner's row.
+   * A row the caller cannot see is not theirs to change: 403, as when they may not create it, never a second
+   * row nor a 404 naming its key.
    */
   async saveSingleton(input: unknown, options: WriteOptions = {}): Promise<PrimaryKey> {
     const { collection, repository, access } = this
@@ -131,7 +157,7 @@ export class ItemsWriter {
       async (trx): Promise<Written> => {
         const existing = await repository.firstKey(collection, null, trx)
         if (existing === null) {
-          const write = this.prepareCreate(await access.write(collection, 'create'), [input], false)
+          const write = this.prepareCreate(await access.write(collection, 'create'), [input], false, singletonKey(collection))
           await options.guard?.(trx, [])
           return this.finish(trx, await write(trx), options)
         }
@@ -144,7 +170,7 @@ export class ItemsWriter {
         await options.guard?.(trx, [existing])
         return this.finish(trx, await write(trx, [[existing]]), options)
       },
-      { lock: `singleton:${collection.table}` },
+      { lock: `singleton:${collection.table}`, retryDuplicateKey: true },
     )
     await this.after(written)
     return written.keys[0]!
@@ -171,7 +197,12 @@ export class ItemsWriter {
    * The create sequence inside a transaction: before hooks, validation, insert. Without a hook to change
    * them, payloads are checked here, before the transaction: a bad one costs no SQL.
    */
-  private prepareCreate(rule: WriteRule, inputs: readonly unknown[], batch: boolean): (trx: Knex.Transaction) => Promise<Written> {
+  private prepareCreate(
+    rule: WriteRule,
+    inputs: readonly unknown[],
+    batch: boolean,
+    key?: Keying,
+  ): (trx: Knex.Transaction) => Promise<Written> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(
       rule,
@@ -184,7 +215,7 @@ export class ItemsWriter {
     return async (trx) => {
       const payloads =
         early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
-      const keys = await repository.create(trx, collection, payloads, this.access.view.scope)
+      const keys = await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope)
       return { action: 'create', keys, payloads: payloads.map(toItem) }
     }
   }

@@ -208,7 +208,8 @@ export interface Dialect {
    * `pg_advisory_xact_lock` inside the transaction. MySQL's `GET_LOCK` belongs to the session, not the
    * transaction, so it is taken on the transaction's own connection before BEGIN and released after COMMIT.
    * SQLite runs one write transaction at a time on the database file anyway (knex's better-sqlite3 pool holds
-   * one connection by default), so a plain transaction.
+   * one connection by default), so a plain transaction. None of these spans servers that take writes side by
+   * side (GET_LOCK is local to a Galera node): the singleton's fixed key covers that case (see `saveSingleton`).
    */
   lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>
   /**
