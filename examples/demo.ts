@@ -1,10 +1,10 @@
 // The demo: an embedded SQLite database seeded from fixtures/, served by createItemsRouter under /api.
 import express from 'express'
-import knexFactory from 'knex'
 import { collections } from '../fixtures/schema'
 import { seedTables } from '../fixtures/seed'
 import { createTables } from '../fixtures/tables'
-import { createItemsRouter, prepareSqliteConnection } from '../lib'
+import { createItemsRouter } from '../lib'
+import { openSqlite } from './sqlite-knex'
 
 const EXAMPLES = [
   '/api/items/articles?limit=5&fields=id,title,rating',
@@ -20,21 +20,7 @@ const EXAMPLES = [
 ]
 
 async function main(): Promise<void> {
-  const knex = knexFactory({
-    client: 'better-sqlite3',
-    connection: { filename: process.env.DEMO_DB ?? ':memory:' },
-    useNullAsDefault: true,
-    // One connection: an in-memory database exists once per connection.
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate: (db: { pragma(sql: string): void }, done: (error: Error | null, db: unknown) => void) => {
-        db.pragma('foreign_keys = ON')
-        prepareSqliteConnection(db)
-        done(null, db)
-      },
-    },
-  })
+  const knex = openSqlite(process.env.DEMO_DB)
   if (!(await knex.schema.hasTable('articles'))) {
     await createTables(knex)
     await seedTables(knex, { settings: true })

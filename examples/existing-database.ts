@@ -2,8 +2,9 @@
 // clock, a CHECK, a self reference, a table without a key), served as it is with readCollections().
 // `npm run start:existing`; DEMO_DB=path keeps the file between runs.
 import express, { type Express } from 'express'
-import knexFactory, { type Knex } from 'knex'
-import { createItemsRouter, prepareSqliteConnection, readCollections } from '../lib'
+import type { Knex } from 'knex'
+import { createItemsRouter, readCollections } from '../lib'
+import { openSqlite } from './sqlite-knex'
 
 const DDL = [
   `create table "Customers" (id integer primary key, "fullName" varchar(120) not null, email varchar(200) unique,
@@ -47,20 +48,7 @@ const EXAMPLES = [
 ]
 
 async function main(): Promise<void> {
-  const knex = knexFactory({
-    client: 'better-sqlite3',
-    connection: { filename: process.env.DEMO_DB ?? ':memory:' },
-    useNullAsDefault: true,
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate: (db: { pragma(sql: string): void }, done: (error: Error | null, db: unknown) => void) => {
-        db.pragma('foreign_keys = ON')
-        prepareSqliteConnection(db)
-        done(null, db)
-      },
-    },
-  })
+  const knex = openSqlite(process.env.DEMO_DB)
   if (!(await knex.schema.hasTable('orders'))) await createLegacyTables(knex)
   const app = await createExistingDatabaseApp(knex)
   const port = Number(process.env.PORT ?? 3000)

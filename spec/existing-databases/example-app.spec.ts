@@ -1,10 +1,10 @@
 // The second demo (examples/existing-database.ts) serves a database it did not create, through readCollections:
 // its answers agree with plain SQL on the same file, and the database's own refusals are 4xx.
 import type { Express } from 'express'
-import knexFactory, { type Knex } from 'knex'
+import type { Knex } from 'knex'
 import request from 'supertest'
 import { createExistingDatabaseApp, createLegacyTables } from '../../examples/existing-database'
-import { prepareSqliteConnection } from '../../lib'
+import { openSqlite } from '../../examples/sqlite-knex'
 import { expectError } from '../support/expect-error'
 
 describe('examples/existing-database.ts (SQLite)', () => {
@@ -13,20 +13,7 @@ describe('examples/existing-database.ts (SQLite)', () => {
   const warnings: string[] = []
 
   beforeAll(async () => {
-    knex = knexFactory({
-      client: 'better-sqlite3',
-      connection: { filename: ':memory:' },
-      useNullAsDefault: true,
-      pool: {
-        min: 1,
-        max: 1,
-        afterCreate: (db: { pragma(sql: string): void }, done: (error: Error | null, db: unknown) => void) => {
-          db.pragma('foreign_keys = ON')
-          prepareSqliteConnection(db)
-          done(null, db)
-        },
-      },
-    })
+    knex = openSqlite()
     await createLegacyTables(knex)
     const warn = console.warn
     console.warn = (line: string) => warnings.push(line)

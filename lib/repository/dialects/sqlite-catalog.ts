@@ -2,6 +2,7 @@
 // pragmas) into CatalogTables. SQLite types are declared names only, so the field type follows the name,
 // and date columns are sampled to learn how their values are stored.
 import type { Knex } from 'knex'
+import { FIELD_TYPES } from '../../schema/field-types'
 import type { FieldType } from '../../types'
 import {
   acceptedTypes,
@@ -48,21 +49,8 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   UUID: 'uuid',
 }
 
-const ALL_TYPES: readonly FieldType[] = [
-  'string',
-  'text',
-  'integer',
-  'bigInteger',
-  'float',
-  'decimal',
-  'boolean',
-  'date',
-  'dateTime',
-  'timestamp',
-  'time',
-  'json',
-  'uuid',
-]
+/** Any type but an array (PostgreSQL only): a column without affinity holds whatever is written. */
+const ALL_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'array')
 const TEMPORAL: readonly FieldType[] = ['date', 'dateTime', 'timestamp']
 
 /**
