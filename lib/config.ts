@@ -8,6 +8,7 @@ import type { Request } from 'express'
 import type { ItemsContext, ItemsRouterOptions, Logger, OpenApiOptions } from './types'
 import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
 import { DEFAULT_IDEMPOTENCY_TABLE } from './repository/idempotency-store'
+import { DEFAULT_TRANSACTION_ATTEMPTS } from './repository/retry-transaction'
 
 /** A day: long enough for any client's retries, short enough to keep the table small. */
 const DEFAULT_IDEMPOTENCY_TTL = 86_400
@@ -41,6 +42,7 @@ export interface RouterConfig {
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
   readonly statementTimeout: number
   readonly hookTimeout: number
+  readonly transactionAttempts: number
   /** Whether statements run through prepared statements kept per connection, where the driver can (see types.ts). */
   readonly preparedStatements: boolean | undefined
   /** Where to serve the OpenAPI document, and its `info`; null: not served. */
@@ -91,6 +93,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   openapi: true,
   statementTimeout: true,
   hookTimeout: true,
+  transactionAttempts: true,
   preparedStatements: true,
 }
 
@@ -147,6 +150,10 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
   checkTimeout(options.statementTimeout, 'options.statementTimeout')
   checkTimeout(options.hookTimeout, 'options.hookTimeout')
+  // 12 attempts already wait up to 20 s in all: past that a client is better told 409 than kept waiting.
+  if (options.transactionAttempts !== undefined && !isIntegerIn(options.transactionAttempts, 1, 12)) {
+    throw new ConfigError('CONFIG_BAD_LIMIT', 'options.transactionAttempts must be a whole number from 1 to 12')
+  }
   if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.preparedStatements must be true or false')
   }
@@ -185,6 +192,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     openapi: resolveOpenApi(options.openapi),
     statementTimeout: options.statementTimeout ?? 30_000,
     hookTimeout: options.hookTimeout ?? 10_000,
+    transactionAttempts: options.transactionAttempts ?? DEFAULT_TRANSACTION_ATTEMPTS,
     preparedStatements: options.preparedStatements,
   }
 }
@@ -203,6 +211,9 @@ function resolveReplica(given: ItemsRouterOptions['replica']): RouterConfig['rep
   }
   return { knex: given.knex, readsPrimary: given.readsPrimary }
 }
+
+const isIntegerIn = (value: unknown, min: number, max: number): boolean =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max
 
 /** A time limit in milliseconds: 0 turns it off; Node's timers take at most 2^31 - 1. */
 function checkTimeout(value: unknown, where: string): void {

@@ -119,7 +119,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   checkFixedRules(access)
   const lifecycle = new Lifecycle(buildHooks(schema, options.collections), config.logger, config.hookTimeout)
 
-  const repository = new ItemsRepository(routing, dialect, config.maxLoadedRows)
+  const repository = new ItemsRepository(routing, dialect, config.maxLoadedRows, config.transactionAttempts)
   const validators = new Map(
     [...schema.collections.values()].map((collection) => [
       collection,

@@ -45,6 +45,7 @@ app.use(
     collections,
     ...(replica ? { replica: { knex: replica } } : {}),
     statementTimeout: Number(process.env.SCALE_STATEMENT_TIMEOUT ?? '10000'),
+    ...(process.env.SCALE_TRANSACTION_ATTEMPTS ? { transactionAttempts: Number(process.env.SCALE_TRANSACTION_ATTEMPTS) } : {}),
     logger: { error: (message, error) => failures.push([message, String(error)]), warn: () => undefined },
   }),
 )

@@ -10,7 +10,7 @@ import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from './dialects'
 import { mapDbError } from './map-db-error'
-import { retryTransaction } from './retry-transaction'
+import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
 import { ReadRouting } from './read-routing'
@@ -63,6 +63,8 @@ export class ItemsRepository {
     private readonly dialect: Dialect,
     /** Most rows one read may load across its statements (`maxLoadedRows`); for an export, each chunk's. */
     private readonly maxLoadedRows = Number.POSITIVE_INFINITY,
+    /** Attempts a colliding write transaction gets (`transactionAttempts`). */
+    private readonly transactionAttempts = DEFAULT_TRANSACTION_ATTEMPTS,
   ) {
     this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
     this.knex = this.routing.primary
@@ -176,6 +178,7 @@ export class ItemsRepository {
     try {
       return await retryTransaction(
         this.dialect,
+        this.transactionAttempts,
         () => (lock === undefined ? this.knex.transaction(work) : this.dialect.lockedTransaction(this.knex, lock, work)),
         retryDuplicateKey ? (error) => this.isDuplicateKey(error, collection) : undefined,
       )

@@ -134,6 +134,27 @@ forEachDialect((ctx) => {
       expect(calls).toBe(4)
       expect(await ctx.knex('articles').where({ id: 2 }).first('rating')).toEqual(before)
     })
+
+    it('gives as many attempts as transactionAttempts says', async () => {
+      for (const attempts of [1, 7]) {
+        let calls = 0
+        const hooked = createApp(ctx.knex, {
+          transactionAttempts: attempts,
+          collections: withHooks({
+            beforeUpdate: async () => {
+              calls += 1
+              throw Object.assign(new Error('deadlock detected'), DEADLOCK[ctx.name])
+            },
+          }),
+        })
+        expect((await request(hooked).patch('/api/items/articles/2').send({ rating: 4 })).status).toBe(409)
+        expect({ attempts, calls }).toEqual({ attempts, calls: attempts })
+      }
+    })
+
+    it.each([0, 13, 2.5, '4'])('refuses transactionAttempts %p', (attempts) => {
+      expect(() => createApp(ctx.knex, { transactionAttempts: attempts as number })).toThrow(/transactionAttempts/)
+    })
   })
 })
 
