@@ -69,6 +69,10 @@ export { checkCollections } from './schema/check-collections'
 /** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
 export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'
 
+/** A knex instance that runs SQLite reads on worker threads, off the event loop: pass it as `replica`. */
+export { sqliteReader } from './repository/dialects/sqlite-reader'
+export type { SqliteReaderOptions } from './repository/dialects/sqlite-reader'
+
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'
 

@@ -33,6 +33,7 @@ import { createIdempotencyTable, IdempotencyStore } from './repository/idempoten
 import { ItemsRepository } from './repository/items-repository'
 import { ReadRouting } from './repository/read-routing'
 import { mapFault } from './repository/map-db-error'
+import { isSqliteReader } from './repository/dialects/sqlite-reader'
 import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
 import { reuseStatements, reusesStatements } from './repository/statement-cache'
@@ -178,7 +179,9 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
   const instances = [config.knex, ...(replica ? [replica.knex] : [])]
-  const checks = instances.map((knex) => setupCheck(knex, dialect, config.logger))
+  // A SQLite reader registers the router's functions and keeps its statements on its own threads.
+  const inProcess = instances.filter((knex) => !isSqliteReader(knex))
+  const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
   router.use(['/items', '/versions'], (_req, _res, next) => {
     Promise.all(checks.map((ready) => ready())).then(() => next(), next)
   })
@@ -188,7 +191,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.use(
     ['/items', '/versions'],
     requestScope(),
-    reuseStatements(instances, dialect, reusesStatements(dialect, config.preparedStatements)),
+    reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
     guardStatements(instances, dialect, config.statementTimeout),
     routing.middleware(),
   )

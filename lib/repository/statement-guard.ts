@@ -38,7 +38,8 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
   const cancel = dialect.cancelStatements
   if (cancel === null) return (_req, _res, next) => next()
   for (const knex of instances) {
-    if (listening.has(knex)) continue
+    // A client that cannot cancel (the host's own better-sqlite3 connection) runs its statements to the end.
+    if (listening.has(knex) || !(knex.client as { canCancelQuery?: boolean }).canCancelQuery) continue
     listening.add(knex)
     knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
   }

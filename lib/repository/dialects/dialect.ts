@@ -223,8 +223,9 @@ export interface Dialect {
    * Cancels every statement running whose text starts with `marker` (a SQL comment), from another pooled
    * connection; the cancelled statement fails and its connection stays usable. PostgreSQL signals the backends
    * with `pg_cancel_backend`; MySQL and MariaDB find the threads in the processlist and `KILL QUERY` them.
-   * null on SQLite: better-sqlite3 runs a statement synchronously on the event loop, so nothing can run
-   * beside it to interrupt it, and there is no statement timeout there either.
+   * SQLite ends the reader threads (sqlite-reader.ts) running them; on the host's own better-sqlite3 connection
+   * a statement runs synchronously on the event loop, so nothing can run beside it to interrupt it, and knex
+   * instances whose client cannot cancel (`canCancelQuery`) get no statement timeout. null: no cancellation.
    */
   readonly cancelStatements: ((knex: Knex, marker: string) => Promise<unknown>) | null
   /**

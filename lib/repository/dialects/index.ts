@@ -36,7 +36,9 @@ const BY_CLIENT: Readonly<Record<string, DialectName>> = {
 /** Picks the dialect from the knex instance's client; an unsupported client is a configuration error. */
 export function dialectOf(knex: Knex): Dialect {
   const config = knex.client.config as { client?: unknown }
-  const client = typeof config.client === 'string' ? config.client : (knex.client as { dialect?: string }).dialect
+  // A client class (the SQLite reader's) names its driver.
+  const { driverName, dialect } = knex.client as { driverName?: string; dialect?: string }
+  const client = typeof config.client === 'string' ? config.client : (driverName ?? dialect)
   const name = client !== undefined && Object.hasOwn(BY_CLIENT, client) ? BY_CLIENT[client] : undefined
   if (name === undefined) {
     throw new ConfigError('CONFIG_UNSUPPORTED_CLIENT', `knex client "${String(client)}" is not supported; use better-sqlite3, pg or mysql2`)

@@ -7,6 +7,7 @@ import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } fro
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { checkSqliteFunctions } from './sqlite-functions'
+import { cancelReaderStatements } from './sqlite-reader'
 import { sqliteStoredTemporal, sqliteTemporalToStorage } from './sqlite-storage'
 
 /** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
@@ -168,7 +169,9 @@ export const sqlite: Dialect = {
   recogniseFault,
   lockedTransaction: (knex, _name, work) => knex.transaction(work),
   lockRows: async () => undefined,
-  cancelStatements: null,
+  // Statements on the host's connection run to their end before anything else can run; only a reader's
+  // (sqlite-reader.ts) can be stopped.
+  cancelStatements: cancelReaderStatements,
   isCancelled: () => false,
   statementReuse: keptStatements,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
