@@ -1,15 +1,18 @@
 // Measures how long the worst request shapes block the event loop, per database, on a 200k-row dataset at the
-// router's defaults, and the peak RSS of `limit=-1`; writes the figures to bench/STALL.md. Run by hand:
-// `npm run bench:stall` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS changes the size). Not part of CI.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+// router's defaults, and the peak RSS of `limit=-1`; writes the figures to bench/STALL.md. SQLite runs twice: on
+// the host's connection (an in-memory database), and on a database file whose reads go to `sqliteReader`
+// threads. Run by hand: `npm run bench:stall` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS changes the size).
+// Not part of CI.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import express from 'express'
 import knexFactory, { type Knex } from 'knex'
 import { collections } from '../fixtures/schema'
 import { createTables, dropTables } from '../fixtures/tables'
-import { createItemsRouter } from '../lib'
+import { createItemsRouter, sqliteReader } from '../lib'
 import { DIALECT_NAMES, type DialectName } from '../lib/repository/dialects'
 import { ensureDatabase, knexConfig, probe, selectedDialects } from '../spec/support/databases'
 
@@ -81,17 +84,44 @@ async function fill(knex: Knex): Promise<void> {
   )
 }
 
-async function measure(name: DialectName): Promise<Figure[] | string> {
-  const unreachable = await probe(name)
+/** One measured setup: a database, and for SQLite whether reads go to reader threads. */
+interface Run {
+  /** The section of STALL.md. */
+  readonly section: string
+  readonly dialect: DialectName
+  readonly reader: boolean
+}
+
+const RUNS: readonly Run[] = [
+  ...DIALECT_NAMES.map((dialect) => ({ section: dialect, dialect, reader: false })),
+  { section: 'sqlite, reads on sqliteReader threads', dialect: 'sqlite', reader: true },
+]
+
+/** The knex of a run: a reader needs a database file in WAL mode (removed with `dir`). */
+async function openRun(run: Run, dir: string): Promise<Knex> {
+  const config = knexConfig(run.dialect)
+  if (!run.reader) return knexFactory(config)
+  const knex = knexFactory({ ...config, connection: { filename: join(dir, 'stall.db') } })
+  await knex.raw('PRAGMA journal_mode = WAL')
+  return knex
+}
+
+async function measure(run: Run): Promise<Figure[] | string> {
+  const name = run.section
+  const unreachable = await probe(run.dialect)
   if (unreachable) return unreachable
-  await ensureDatabase(name)
-  const knex = knexFactory(knexConfig(name))
+  await ensureDatabase(run.dialect)
+  const dir = mkdtempSync(join(os.tmpdir(), 'items-stall-'))
+  const knex = await openRun(run, dir)
+  const reader = run.reader ? sqliteReader(knex) : null
   try {
     const started = performance.now()
     await fill(knex)
     console.log(`${name}: ${ROWS} articles and comments in ${((performance.now() - started) / 1000).toFixed(0)} s`)
     const app = express()
-    app.use('/api', createItemsRouter({ knex, collections }))
+    app.use('/api', createItemsRouter({ knex, collections, ...(reader ? { replica: { knex: reader } } : {}) }))
+    // The reader's first thread starts with the first read: started here, it is not measured as a stall.
+    if (reader) await reader.raw('select 1')
     const server = app.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -122,17 +152,20 @@ async function measure(name: DialectName): Promise<Figure[] | string> {
     delay.disable()
     server.closeAllConnections()
     server.close()
-    // An in-memory SQLite database goes with its connection.
-    if (name !== 'sqlite') await dropTables(knex)
+    // An in-memory SQLite database goes with its connection, a file with its directory.
+    if (run.dialect !== 'sqlite') await dropTables(knex)
     return figures
   } finally {
+    await reader?.destroy()
     await knex.destroy()
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
 async function main(): Promise<void> {
-  const results: Array<[DialectName, Figure[] | string]> = []
-  for (const name of selectedDialects('BENCH_DIALECTS')) results.push([name, await measure(name)])
+  const results: Array<[string, Figure[] | string]> = []
+  const selected = selectedDialects('BENCH_DIALECTS')
+  for (const run of RUNS) if (selected.includes(run.dialect)) results.push([run.section, await measure(run)])
   const lines = [
     '# Event-loop stall of the worst request shapes',
     '',
@@ -141,7 +174,8 @@ async function main(): Promise<void> {
     `${ROWS} articles, ${ROWS} comments, ${AUTHORS} authors; the router at its defaults; one request at a time.`,
     '"stall" is the longest the event loop was blocked during the request (perf_hooks monitorEventLoopDelay, max);',
     '"CPU ms" is the CPU time the whole process spent during the request (process.cpuUsage): on a busy machine the',
-    'stall grows with the time other processes take, the CPU time does not, so it is the figure to compare.',
+    'stall grows with the time other processes take, the CPU time does not, so it is the figure to compare. It counts',
+    "every thread of the process, the reader's included: with sqliteReader the work is the same, the stall is not.",
     '"max RSS" is the process peak so far (resourceUsage().maxRSS), so it only grows down the table.',
     '',
   ]
@@ -152,7 +186,7 @@ async function main(): Promise<void> {
         .split(/^(?=## )/m)
         .slice(1)
     : []
-  for (const name of DIALECT_NAMES) {
+  for (const { section: name } of RUNS) {
     const result = results.find(([run]) => run === name)?.[1]
     if (result === undefined) {
       const kept = previous.find((section) => section.startsWith(`## ${name}\n`))

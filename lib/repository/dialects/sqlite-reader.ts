@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import knexFactory, { type Knex } from 'knex'
 import { ConfigError } from '../../errors'
+import { currentRequest } from '../../request-scope'
 import type { ReaderError, ReaderReply, ReaderRequest, ReaderThreadData } from './sqlite-reader-protocol'
 
 /** Options of `sqliteReader`. */
@@ -51,6 +52,8 @@ function threadEntry(): { filename: string; execArgv: string[] } {
 }
 
 const driverError = ({ message, code, name }: ReaderError): Error => Object.assign(new Error(message), { code, name })
+/** A statement the reader stopped, or never ran. */
+const readerError = (message: string, code: 'ITEMS_READER_STOPPED'): Error => Object.assign(new Error(message), { code })
 
 /** One connection of the reader: a worker thread and the one statement it may be running. */
 class ReaderThread {
@@ -79,8 +82,8 @@ class ReaderThread {
         rejectOpen(error)
       })
       worker.on('exit', () => {
-        const error = new Error('The SQLite reader thread stopped before the statement ended')
-        thread.end(Object.assign(error, { code: 'ITEMS_READER_STOPPED' }))
+        const error = readerError('The SQLite reader thread stopped before the statement ended', 'ITEMS_READER_STOPPED')
+        thread.end(error)
         rejectOpen(error)
       })
     })
@@ -144,6 +147,9 @@ class SqliteReaderClient extends KnexBetterSqlite3 {
   }
 
   async _query(thread: ReaderThread, query: KnexQuery): Promise<KnexQuery> {
+    // A request aborted before its statement reached a thread has nothing to cancel yet: it is not sent at all.
+    if (currentRequest()?.signal.aborted === true)
+      throw readerError('The request was aborted before its statement ran', 'ITEMS_READER_STOPPED')
     const request = {
       sql: query.sql.replace(LEADING_COMMENT, ''),
       bindings: this._formatBindings(query.bindings),
