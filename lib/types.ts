@@ -450,6 +450,9 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * A client that must see its own writes sends `Items-Consistency: strong` (or what `readsPrimary` looks for).
    * Same client (dialect) as `knex`; the router never opens or closes its connections either.
    *
+   * On SQLite, `sqliteReader(knex)` gives a reader of the same database file on worker threads: reads then run
+   * off the event loop, with no lag.
+   *
    * @example { knex: knexFactory({ client: 'pg', connection: process.env.REPLICA_URL }) }
    */
   replica?: ReplicaOptions
