@@ -13,6 +13,7 @@ import { mapDbError } from './map-db-error'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
+import { compileFilter } from './compile-filter'
 import { ReadRouting } from './read-routing'
 import { streamRows, type ChunkLoader } from './row-stream'
 
@@ -43,6 +44,10 @@ export interface UpdateSet {
   readonly keys: readonly PrimaryKey[]
   readonly payload: Payload
 }
+
+/** Whether a filter compares the row's own columns only: no relation, no function, so an UPDATE can hold it. */
+const onRowOnly = (node: FilterNode): boolean =>
+  node.kind === 'comparison' || ((node.kind === 'and' || node.kind === 'or') && node.children.every(onRowOnly))
 
 /** The rows of a collection a caller may see (SchemaView.scope); null: every row. */
 export type ScopeOf = (collection: Collection) => FilterNode | null
@@ -214,6 +219,44 @@ export class ItemsRepository {
       visible,
     )
     for (const set of sets) await this.updateKeys(trx, collection, set)
+  }
+
+  /**
+   * Runs a write that is one statement: on its own where the dialect allows it (`autocommitWrites`: one
+   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a transaction. Retried and its
+   * errors mapped as `transaction` does.
+   */
+  async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
+    if (!this.dialect.autocommitWrites) return this.transaction(collection, work)
+    try {
+      return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
+    } catch (error) {
+      throw mapDbError(error, collection, this.dialect)
+    }
+  }
+
+  /**
+   * Whether creating or updating one item with `payload` is a single statement: no many-to-one value to check
+   * first (`checkReferences`), no key sequence to move after an explicit key (`syncAutoIncrement`), and something
+   * to write.
+   */
+  writesInOneStatement(collection: Collection, payload: Payload): boolean {
+    const pk = collection.primaryKey
+    if (payload.size === 0) return false
+    if (pk.autoIncrement && this.dialect.syncAutoIncrement !== null && payload.get(pk) != null) return false
+    return collection.fields.every((field) => field.references === undefined || payload.get(field) == null)
+  }
+
+  /**
+   * Writes `payload` to the item with `key` if it lies within `scope` (plain conditions on the row only; a
+   * relational scope is not tried here), in one statement; answers whether it did.
+   */
+  async updateWithin(db: Db, collection: Collection, key: PrimaryKey, payload: Payload, scope: FilterNode | null): Promise<boolean> {
+    if (scope !== null && !onRowOnly(scope)) return false
+    const pk = collection.primaryKey
+    const qb = db(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
+    if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
+    return (await qb.update(this.toRow(payload))) > 0
   }
 
   /**

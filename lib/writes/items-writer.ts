@@ -92,6 +92,14 @@ interface Written {
   readonly payloads: Item[]
 }
 
+const created = (keys: PrimaryKey[], payloads: readonly Payload[]): Written => ({ action: 'create', keys, payloads: payloads.map(toItem) })
+
+/** A write checked and ready: how it runs in its transaction, and its payloads when no before hook can change them. */
+interface PreparedWrite<Args extends unknown[]> {
+  readonly run: (trx: Knex.Transaction, ...args: Args) => Promise<Written>
+  readonly payloads: Payload[] | null
+}
+
 export class ItemsWriter {
   /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
   private readonly readonlyNames: ReadonlySet<string>
@@ -113,10 +121,15 @@ export class ItemsWriter {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
     const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
-    const written = await repository.transaction(collection, async (trx) => {
-      await options.guard?.(trx, [])
-      return this.finish(trx, await write(trx), options)
-    })
+    const single = this.singleStatementWrite(options, write.payloads)
+    const written = single
+      ? await repository.oneStatement(collection, async (db) =>
+          created(await repository.create(db, collection, single, this.access.view.scope), single),
+        )
+      : await repository.transaction(collection, async (trx) => {
+          await options.guard?.(trx, [])
+          return this.finish(trx, await write.run(trx), options)
+        })
     await this.after(written)
     return written.keys
   }
@@ -124,7 +137,21 @@ export class ItemsWriter {
   /** Applies each change to its keys; a key the caller cannot see is a 404, one it may not change a 403. */
   async update(changes: readonly Change[], options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
-    return this.runUpdate(rule, changes, options, async (trx) => {
+    const write = this.prepareUpdate(rule, changes)
+    const [change] = changes
+    const single = changes.length === 1 && change!.keys.length === 1 ? this.singleStatementWrite(options, write.payloads) : null
+    if (single) {
+      // The row's key and the rule's scope in the UPDATE itself; no row changed sends the write the long way, which
+      // tells a missing item (404) from a forbidden one (403).
+      const [key] = change!.keys as [PrimaryKey]
+      const { collection, repository } = this
+      if (await repository.oneStatement(collection, (db) => repository.updateWithin(db, collection, key, single[0]!, rule.scope))) {
+        const written: Written = { action: 'update', keys: [key], payloads: single.map(toItem) }
+        await this.after(written)
+        return written.keys
+      }
+    }
+    return this.runUpdate(write, options, async (trx) => {
       const keys = changes.flatMap((change) => change.keys)
       await this.repository.lockKeys(trx, this.collection, keys)
       await this.repository.checkKeys(trx, this.collection, keys, this.access.visibleFor(this.collection, rule), rule.scope)
@@ -135,7 +162,7 @@ export class ItemsWriter {
   /** Applies `data` to the items the selection matches among those the caller may read and update. */
   async updateWhere(selection: Selection, data: unknown, options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
-    return this.runUpdate(rule, [{ keys: [], data }], options, async (trx) => {
+    return this.runUpdate(this.prepareUpdate(rule, [{ keys: [], data }]), options, async (trx) => {
       const keys = await this.findKeys(trx, selection, rule)
       await this.repository.lockKeys(trx, this.collection, keys)
       return [keys]
@@ -159,7 +186,7 @@ export class ItemsWriter {
         if (existing === null) {
           const write = this.prepareCreate(await access.write(collection, 'create'), [input], false, singletonKey(collection))
           await options.guard?.(trx, [])
-          return this.finish(trx, await write(trx), options)
+          return this.finish(trx, await write.run(trx), options)
         }
         const rule = await access.write(collection, 'update')
         const write = this.prepareUpdate(rule, [{ keys: [existing], data: input }])
@@ -168,7 +195,7 @@ export class ItemsWriter {
           throw error instanceof NotFoundError ? new ForbiddenError() : error
         })
         await options.guard?.(trx, [existing])
-        return this.finish(trx, await write(trx, [[existing]]), options)
+        return this.finish(trx, await write.run(trx, [[existing]]), options)
       },
       { lock: `singleton:${collection.table}`, retryDuplicateKey: true },
     )
@@ -197,12 +224,7 @@ export class ItemsWriter {
    * The create sequence inside a transaction: before hooks, validation, insert. Without a hook to change
    * them, payloads are checked here, before the transaction: a bad one costs no SQL.
    */
-  private prepareCreate(
-    rule: WriteRule,
-    inputs: readonly unknown[],
-    batch: boolean,
-    key?: Keying,
-  ): (trx: Knex.Transaction) => Promise<Written> {
+  private prepareCreate(rule: WriteRule, inputs: readonly unknown[], batch: boolean, key?: Keying): PreparedWrite<[]> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(
       rule,
@@ -212,40 +234,55 @@ export class ItemsWriter {
     const validateAll = (items: readonly unknown[]): Payload[] =>
       collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
     const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
-    return async (trx) => {
-      const payloads =
-        early ?? validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
-      const keys = await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope)
-      return { action: 'create', keys, payloads: payloads.map(toItem) }
+    return {
+      // A singleton's fixed key is chosen inside its lock: never a write of its own.
+      payloads: key ? null : early,
+      run: async (trx) => {
+        const payloads =
+          early ??
+          validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
+        return created(await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope), payloads)
+      },
     }
   }
 
   /** The update sequence inside a transaction, once each change's keys are known: before hooks, validation, update. */
-  private prepareUpdate(
-    rule: WriteRule,
-    changes: readonly Change[],
-  ): (trx: Knex.Transaction, keys: readonly (readonly PrimaryKey[])[]) => Promise<Written> {
+  private prepareUpdate(rule: WriteRule, changes: readonly Change[]): PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(rule, 'update', changes)
     const validateAll = (datas: readonly unknown[]): Payload[] =>
       collectErrors(datas, (data, index) => this.validate(rule, 'update', data, changes[index]!.item))
     const early = lifecycle.has(collection, 'beforeUpdate') ? null : validateAll(changes.map((change) => change.data))
-    return async (trx, keys) => {
-      const payloads =
-        early ??
-        validateAll(
-          await inOrder(changes, (change, index) =>
-            lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]!] }),
-          ),
-        )
-      const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))
-      await repository.update(trx, collection, sets, this.access.view.scope)
-      return {
-        action: 'update',
-        keys: sets.flatMap((set) => set.keys),
-        payloads: sets.flatMap((set) => set.keys.map(() => toItem(set.payload))),
-      }
+    return {
+      payloads: early,
+      run: async (trx, keys) => {
+        const payloads =
+          early ??
+          validateAll(
+            await inOrder(changes, (change, index) =>
+              lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]!] }),
+            ),
+          )
+        const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))
+        await repository.update(trx, collection, sets, this.access.view.scope)
+        return {
+          action: 'update',
+          keys: sets.flatMap((set) => set.keys),
+          payloads: sets.flatMap((set) => set.keys.map(() => toItem(set.payload))),
+        }
+      },
     }
+  }
+
+  /**
+   * The payload of a write that is one statement, else null: one item, its payload known before any SQL (no
+   * before hook), nothing else to run in its transaction (`options`), and one statement to write it (see
+   * ItemsRepository.writesInOneStatement). An update then holds its key and the rule's scope in the UPDATE,
+   * sparing the lock and the key check; on SQLite neither write needs BEGIN and COMMIT (see oneStatement).
+   */
+  private singleStatementWrite(options: WriteOptions, payloads: Payload[] | null): [Payload] | null {
+    if (options.guard !== undefined || options.written !== undefined || payloads?.length !== 1) return null
+    return this.repository.writesInOneStatement(this.collection, payloads[0]!) ? [payloads[0]!] : null
   }
 
   /**
@@ -253,16 +290,14 @@ export class ItemsWriter {
    * by-query change learns its keys only there. The guard runs once they are locked.
    */
   private async runUpdate(
-    rule: WriteRule,
-    changes: readonly Change[],
+    write: PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]>,
     options: WriteOptions,
     resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>,
   ): Promise<PrimaryKey[]> {
-    const write = this.prepareUpdate(rule, changes)
     const written = await this.repository.transaction(this.collection, async (trx) => {
       const keys = await resolveKeys(trx)
       await options.guard?.(trx, keys.flat())
-      return this.finish(trx, await write(trx, keys), options)
+      return this.finish(trx, await write.run(trx, keys), options)
     })
     await this.after(written)
     return written.keys

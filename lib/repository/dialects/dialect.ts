@@ -181,6 +181,13 @@ export interface Dialect {
    */
   readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
   /**
+   * Whether a write that is one statement may run without a transaction. Only where statements run in this
+   * process (SQLite): when the call returns, the statement has written or failed. Over a network, a connection
+   * lost before the answer leaves a lone statement's outcome unknown, while a transaction that never reached
+   * COMMIT has written nothing, which is what a 503 promises (see Faults).
+   */
+  readonly autocommitWrites: boolean
+  /**
    * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
    * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and
    * names an index, not a column, in its message; SQLite answers extended `SQLITE_CONSTRAINT_*` codes and names

@@ -172,6 +172,7 @@ export const mysql: Dialect = {
   syncAutoIncrement: null,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
+  autocommitWrites: false,
   pattern: (column, term, spec) => ({
     sql: spec.insensitive
       ? `LOWER(??) ${spec.negate ? 'NOT ' : ''}LIKE CAST(LOWER(?) AS BINARY)`

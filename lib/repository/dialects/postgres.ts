@@ -133,6 +133,7 @@ export const postgres: Dialect = {
       [table, column, column, table],
     ),
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
+  autocommitWrites: false,
   pattern: (column, term, spec) => ({
     sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,
     bindings: [column, likePattern(term, spec.anchor)],

@@ -152,6 +152,7 @@ export const sqlite: Dialect = {
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
   // built-in lower() when that provably gives the same answer (see asciiInsensitive).
+  autocommitWrites: true,
   pattern: (column, term, spec) =>
     spec.insensitive
       ? isAscii(term)

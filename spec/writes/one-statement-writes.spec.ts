@@ -1,0 +1,131 @@
+// A write of one item whose payload is known before any SQL and which is one statement runs without a
+// transaction: the INSERT, or an UPDATE holding the key and the rule's scope, then the read-back. Everything
+// else keeps its transaction, and the answers (404, 403, 400, events) stay what they were.
+import type { Express } from 'express'
+import request from 'supertest'
+import { collections } from '../../fixtures/schema'
+import type { CollectionDefinition, ItemsEvent } from '../../lib'
+import { createApp } from '../support/app'
+import { forEachDialect } from '../support/dialects'
+
+/** The statements' first words, in order (`insert`, `select`, `begin`...), past the router's marker comment. */
+const verbs = (sql: readonly string[]): string[] =>
+  sql.map((statement) => /^\s*(?:\/\*.*?\*\/\s*)?(\w+)/.exec(statement)![1]!.toLowerCase())
+
+/** The fixture collections, `articles` with these extra options. */
+const articlesWith = (extra: Partial<CollectionDefinition>): Record<string, CollectionDefinition> => ({
+  ...collections,
+  articles: { ...collections.articles, ...extra } as CollectionDefinition,
+})
+
+forEachDialect((ctx) => {
+  /** SQLite runs a lone write without a transaction; over a network it keeps BEGIN and COMMIT (see autocommitWrites). */
+  const alone = (statements: string[]): string[] => (ctx.name === 'sqlite' ? statements : ['begin', ...statements, 'commit'])
+
+  describe('writes of one item as one statement', () => {
+    let app: Express
+    beforeAll(() => {
+      app = createApp(ctx.knex)
+    })
+    beforeEach(() => ctx.reset())
+
+    it('creates with the INSERT alone, then reads the item back', async () => {
+      const { result, sql } = await ctx.countQueries(() =>
+        request(app).post('/api/items/articles?fields=title,rating').send({ title: 'Alone', rating: 2 }),
+      )
+      expect(result.body).toEqual({ data: { title: 'Alone', rating: 2 } })
+      expect(verbs(sql)).toEqual([...alone(['insert']), 'select'])
+    })
+
+    it('updates by key with the UPDATE alone, then reads the item back', async () => {
+      const { result, sql } = await ctx.countQueries(() => request(app).patch('/api/items/articles/2?fields=id,rating').send({ rating: 5 }))
+      expect(result.body).toEqual({ data: { id: 2, rating: 5 } })
+      expect(verbs(sql)).toEqual([...alone(['update']), 'select'])
+      // Writing the value it already holds still counts as the item found (MySQL counts matched rows).
+      const again = await request(app).patch('/api/items/articles/2?fields=id,rating').send({ rating: 5 })
+      expect(again.body).toEqual({ data: { id: 2, rating: 5 } })
+    })
+
+    it('answers a missing key 404 as before, writing nothing', async () => {
+      const { result, sql } = await ctx.countQueries(() => request(app).patch('/api/items/articles/9999').send({ rating: 5 }))
+      expect(result.status).toBe(404)
+      expect(result.body.errors[0].extensions.code).toBe('NOT_FOUND')
+      // The UPDATE changed no row, so the write went the long way to tell why: a transaction that checks the key.
+      const found = verbs(sql)
+      expect(found.slice(0, alone(['update']).length)).toEqual(alone(['update']))
+      expect(found.slice(alone(['update']).length)).toContain('begin')
+    })
+
+    it('keeps the transaction and its checks where the write is more than one statement or its payload is not known yet', async () => {
+      /** A transaction holding at least `statements`: the write and its key check, lock or reference check. */
+      const transacted = async (app: Express, send: (app: Express) => request.Test, statements = 2): Promise<void> => {
+        const { result, sql } = await ctx.countQueries(() => send(app))
+        expect(result.status).toBe(200)
+        const found = verbs(sql)
+        expect(found).toContain('begin')
+        expect(found.slice(found.indexOf('begin') + 1, found.indexOf('commit')).length).toBeGreaterThanOrEqual(statements)
+      }
+      // A many-to-one value is checked before the write.
+      await transacted(app, (app) => request(app).post('/api/items/articles').send({ title: 'By author', author: 1 }))
+      await transacted(app, (app) => request(app).patch('/api/items/articles/3').send({ author: 2 }))
+      // A batch, and a change to several keys.
+      await transacted(
+        app,
+        (app) =>
+          request(app)
+            .post('/api/items/articles')
+            .send([{ title: 'One' }, { title: 'Two' }]),
+        // One multi-row INSERT on SQLite and PostgreSQL.
+        1,
+      )
+      await transacted(app, (app) =>
+        request(app)
+          .patch('/api/items/articles')
+          .send({ keys: [1, 2], data: { rating: 1 } }),
+      )
+      // If-Match is checked inside the write's transaction.
+      const etag = (await request(app).get('/api/items/articles/4')).headers.etag!
+      await transacted(app, (app) => request(app).patch('/api/items/articles/4').set('If-Match', etag).send({ rating: 1 }))
+      // A before hook may change the payload.
+      const hooked = createApp(ctx.knex, { collections: articlesWith({ hooks: { beforeUpdate: (payload) => payload } }) })
+      await transacted(hooked, (app) => request(app).patch('/api/items/articles/4').send({ rating: 2 }))
+    })
+
+    it("holds the update rule's scope in the UPDATE: outside it, 403 and nothing written", async () => {
+      const scoped = createApp(ctx.knex, {
+        collections: articlesWith({ access: { read: true, update: { filter: { status: { _eq: 'published' } } } } }),
+      })
+      const published = (await ctx.knex('articles').where('status', 'published').first('id')) as { id: number }
+      const draft = (await ctx.knex('articles').whereNot('status', 'published').first('id', 'rating')) as {
+        id: number
+        rating: number | null
+      }
+
+      const allowed = await ctx.countQueries(() =>
+        request(scoped).patch(`/api/items/articles/${published.id}?fields=rating`).send({ rating: 1 }),
+      )
+      expect(allowed.result.body).toEqual({ data: { rating: 1 } })
+      expect(verbs(allowed.sql)).toEqual([...alone(['update']), 'select'])
+
+      const refused = await request(scoped).patch(`/api/items/articles/${draft.id}`).send({ rating: 4 })
+      expect(refused.status).toBe(403)
+      expect(((await ctx.knex('articles').where('id', draft.id).first('rating')) as { rating: number | null }).rating).toBe(draft.rating)
+    })
+
+    it('answers database refusals as before and emits the same events', async () => {
+      const events: ItemsEvent[] = []
+      const router = createApp(ctx.knex)
+      const taken = (await ctx.knex('authors').whereNotNull('email').first('email')) as { email: string }
+      const duplicate = await ctx.countQueries(() => request(router).post('/api/items/authors').send({ name: 'Twin', email: taken.email }))
+      expect(duplicate.result.status).toBe(400)
+      expect(duplicate.result.body.errors[0].extensions).toMatchObject({ code: 'RECORD_NOT_UNIQUE', field: 'email' })
+      expect(verbs(duplicate.sql)).toEqual(ctx.name === 'sqlite' ? ['insert'] : ['begin', 'insert', 'rollback'])
+
+      const withEvents = createApp(ctx.knex, {
+        collections: articlesWith({ hooks: { afterUpdate: (event) => void events.push(event) } }),
+      })
+      expect((await request(withEvents).patch('/api/items/articles/5').send({ rating: 3 })).status).toBe(200)
+      expect(events).toEqual([expect.objectContaining({ action: 'update', keys: [5], payloads: [{ rating: 3 }] })])
+    })
+  })
+})
