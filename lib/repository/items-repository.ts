@@ -45,6 +45,9 @@ export interface UpdateSet {
   readonly payload: Payload
 }
 
+/** How the keys of a multi-row INSERT are learnt: RETURNING, or counted from the first (see Dialect.insertKeyStep). */
+type BatchKeys = 'returning' | { readonly step: number }
+
 /** Whether a filter compares the row's own columns only: no relation, no function, so an UPDATE can hold it. */
 const onRowOnly = (node: FilterNode): boolean =>
   node.kind === 'comparison' || ((node.kind === 'and' || node.kind === 'or') && node.children.every(onRowOnly))
@@ -199,9 +202,11 @@ export class ItemsRepository {
   async create(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf = everyRow): Promise<PrimaryKey[]> {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
-    for (const run of this.insertRuns(collection, payloads)) {
-      if (run.length === 1) keys.push(await this.insert(trx, collection, run[0]!))
-      else for (const key of await this.insertMany(trx, collection, run)) keys.push(key)
+    const batchKeys = payloads.length > 1 ? await this.batchKeys(trx) : null
+    for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
+      // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
+      if (run.length === 1 || batchKeys === null) keys.push(await this.insert(trx, collection, run[0]!))
+      else for (const key of await this.insertMany(trx, collection, run, batchKeys)) keys.push(key)
     }
     const pk = collection.primaryKey
     if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
@@ -427,10 +432,10 @@ export class ItemsRepository {
    * (so no row falls back to another's defaults) and no key of their own, within the dialect's row and
    * parameter bounds. Where the dialect has no such INSERT, or keys are given, runs of one.
    */
-  private insertRuns(collection: Collection, payloads: readonly Payload[]): Payload[][] {
+  private insertRuns(collection: Collection, payloads: readonly Payload[], multiRow: boolean): Payload[][] {
     const pk = collection.primaryKey
     const most = this.dialect.multiRowInsert
-    if (most === null || !pk.autoIncrement) return payloads.map((payload) => [payload])
+    if (most === null || !multiRow || !pk.autoIncrement) return payloads.map((payload) => [payload])
     const runs: Payload[][] = []
     let shape: string | null = null
     for (const payload of payloads) {
@@ -447,12 +452,30 @@ export class ItemsRepository {
     return runs
   }
 
+  /**
+   * How this transaction learns the keys of a multi-row INSERT: through RETURNING, or counted from the first
+   * with a step (see Dialect.insertKeyStep); null when it cannot, and each row gets an INSERT of its own.
+   */
+  private async batchKeys(trx: Db): Promise<BatchKeys | null> {
+    if (this.dialect.multiRowInsert === null) return null
+    if (this.dialect.insertKeyStep === null) return 'returning'
+    const step = await this.dialect.insertKeyStep(trx)
+    return step === null ? null : { step }
+  }
+
   /** Writes payloads with the same fields and database-assigned keys in one INSERT; answers their keys in order. */
-  private async insertMany(trx: Db, collection: Collection, payloads: readonly Payload[]): Promise<PrimaryKey[]> {
+  private async insertMany(trx: Db, collection: Collection, payloads: readonly Payload[], batchKeys: BatchKeys): Promise<PrimaryKey[]> {
     const pk = collection.primaryKey
-    const created = (await trx(collection.table)
-      .insert(payloads.map((payload) => this.toRow(payload)))
-      .returning(pk.column)) as Record<string, unknown>[]
+    const insert = trx(collection.table).insert(payloads.map((payload) => this.toRow(payload)))
+    if (batchKeys !== 'returning') {
+      const [first] = (await insert) as (number | string)[]
+      // BigInt: a bigInteger key may pass 2^53, as its driver value is then a digit string.
+      return payloads.map((_, index) => {
+        const key = BigInt(first!) + BigInt(index * batchKeys.step)
+        return fromStorage(pk, Number.isSafeInteger(Number(key)) ? Number(key) : String(key), this.dialect) as PrimaryKey
+      })
+    }
+    const created = (await insert.returning(pk.column)) as Record<string, unknown>[]
     const keys = created.map((row) => fromStorage(pk, row[pk.column], this.dialect) as number)
     return keys.sort((a, b) => Number(a) - Number(b))
   }

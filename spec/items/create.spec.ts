@@ -1,10 +1,12 @@
 // POST /items/:collection creates one or many items atomically, validates payloads and maps constraint errors alike on every database.
 import express, { type Express } from 'express'
+import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
 import { createItemsRouter } from '../../lib'
 import { createApp, recordingLogger } from '../support/app'
+import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 import { expectCounts, rowCount } from '../support/write-checks'
 
@@ -526,4 +528,47 @@ forEachDialect((ctx) => {
       await expectUnchanged('comments')
     })
   })
+
+  if (ctx.name === 'mysql') {
+    describe('MySQL: a batch as one INSERT, its keys counted from the first', () => {
+      // A session whose keys step by 3, as on a 3-node Galera cluster or with auto_increment_increment set.
+      let stepped: Knex
+      beforeAll(() => {
+        const config = knexConfig('mysql')
+        stepped = knexFactory({
+          ...config,
+          pool: {
+            min: 0,
+            max: 1,
+            afterCreate: (
+              connection: { query(sql: string, done: (error: Error | null) => void): void },
+              done: (error: Error | null, c: unknown) => void,
+            ) => connection.query('set session auto_increment_increment = 3', (error) => done(error, connection)),
+          },
+        })
+      })
+      afterAll(() => stepped.destroy())
+      beforeEach(() => ctx.reset())
+
+      it('pairs each item with its key when keys step by auto_increment_increment, in one INSERT', async () => {
+        const served = createApp(stepped)
+        const titles = Array.from({ length: 40 }, (_, i) => `Stepped ${i}`)
+        const sql: string[] = []
+        const seen = (query: { sql: string }): void => void sql.push(query.sql)
+        stepped.on('query', seen)
+        const response = await request(served)
+          .post('/api/items/articles?fields=id,title')
+          .send(titles.map((title) => ({ title })))
+        stepped.off('query', seen)
+        expect(response.status).toBe(200)
+        const data = (response.body as { data: { id: number; title: string }[] }).data
+        expect(data.map((item) => item.title)).toEqual(titles)
+        const ids = data.map((item) => item.id)
+        expect(ids.slice(1).map((id, i) => id - ids[i]!)).toEqual(titles.slice(1).map(() => 3))
+        expect(sql.filter((statement) => /\binsert into\b/i.test(statement))).toHaveLength(1)
+        const stored = (await ctx.knex('articles').whereIn('id', ids).select('id', 'title')) as { id: number; title: string }[]
+        expect(new Map(stored.map((row) => [Number(row.id), row.title]))).toEqual(new Map(data.map((item) => [item.id, item.title])))
+      })
+    })
+  }
 })

@@ -60,14 +60,21 @@ export interface Dialect {
    */
   readonly insertReturnsKeyWithReturning: boolean
   /**
-   * Most rows one INSERT of a batch may write when the database assigns their keys, which it answers through
-   * `RETURNING`; null: one INSERT per row. A statement's auto-increment keys rise in the order of its rows on
-   * SQLite (one writer at a time) and PostgreSQL (a sequence), so sorted they pair with the rows. SQLite: 500,
-   * the most terms of the compound SELECT knex writes it as. MySQL: null, as InnoDB's interleaved lock mode
-   * (`innodb_autoinc_lock_mode = 2`, MySQL 8's default) may give one statement's rows keys that are not
-   * consecutive, and it has no RETURNING to tell them.
+   * Most rows one INSERT of a batch may write when the database assigns their keys; null: one INSERT per row.
+   * SQLite and PostgreSQL answer the keys through `RETURNING`: a statement's auto-increment keys rise in the order
+   * of its rows there (one writer at a time; a sequence), so sorted they pair with the rows. SQLite: 500, the
+   * most terms of the compound SELECT knex writes it as. MySQL answers the first key only (see `insertKeyStep`).
    */
   readonly multiRowInsert: number | null
+  /**
+   * Where an INSERT answers only the first key of its rows (MySQL's LAST_INSERT_ID), the step between the keys of
+   * one multi-row INSERT's rows, read on the transaction before its batch: InnoDB gives a statement whose row count
+   * is known consecutive keys, `auto_increment_increment` apart, in lock modes 0 and 1
+   * (`innodb_autoinc_lock_mode`; MariaDB's default is 1). null from it in the interleaved mode 2 (MySQL 8's
+   * default, and what Galera requires), where they may not be consecutive: the rows then go one per INSERT. The
+   * property is null where RETURNING tells the keys.
+   */
+  readonly insertKeyStep: ((db: Knex | Knex.Transaction) => Promise<number | null>) | null
   /**
    * An ORDER BY term for `expression`. Every database sorts NULL first ascending and last descending, and text
    * by code point, so a page is the same everywhere. PostgreSQL's default NULL order is the reverse and its

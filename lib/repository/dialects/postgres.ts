@@ -96,6 +96,7 @@ export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
   multiRowInsert: 10_000,
+  insertKeyStep: null,
   orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({
     sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction}${nullable ? ` nulls ${direction === 'asc' ? 'first' : 'last'}` : ''}`,
     bindings,

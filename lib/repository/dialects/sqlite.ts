@@ -131,6 +131,7 @@ export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   multiRowInsert: 500,
+  insertKeyStep: null,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
   sortValue: (expression) => expression,
