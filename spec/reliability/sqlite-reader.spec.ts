@@ -11,6 +11,7 @@ import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { ConfigError, createItemsRouter, prepareSqliteConnection, sqliteReader, type Collections, type ItemsRouterOptions } from '../../lib'
 import { recordingLogger } from '../support/app'
+import { statementsOf } from '../support/statements-of'
 import { selectedDialects } from '../support/databases'
 
 /** Rows enough that a relational count over them keeps a reader thread busy for a few hundred ms. */
@@ -42,22 +43,6 @@ const openFile = (filename: string): Knex =>
       },
     },
   })
-
-/** Where each statement went while `fn` ran. */
-async function statementsOf(primary: Knex, reader: Knex, fn: () => Promise<unknown>): Promise<{ primary: string[]; reader: string[] }> {
-  const seen = { primary: [] as string[], reader: [] as string[] }
-  const onPrimary = (query: { sql: string }): void => void seen.primary.push(query.sql)
-  const onReader = (query: { sql: string }): void => void seen.reader.push(query.sql)
-  primary.on('query', onPrimary)
-  reader.on('query', onReader)
-  try {
-    await fn()
-    return seen
-  } finally {
-    primary.off('query', onPrimary)
-    reader.off('query', onReader)
-  }
-}
 
 /** Resolves when the reader sends its next statement to a thread. */
 const nextStatement = (reader: Knex): Promise<void> => new Promise((resolve) => reader.once('query', () => resolve()))
@@ -129,8 +114,8 @@ suite('sqliteReader', () => {
       }
     })
     // Each read ran once on each side: the router without a reader used the host's connection.
-    expect(seen.reader.length).toBeGreaterThanOrEqual(reads.length)
-    expect(seen.primary.length).toBe(seen.reader.length)
+    expect(seen.replica.length).toBeGreaterThanOrEqual(reads.length)
+    expect(seen.primary.length).toBe(seen.replica.length)
   })
 
   it('keeps writes and their read-back on the host connection, and reads them at once afterwards', async () => {
@@ -139,7 +124,7 @@ suite('sqliteReader', () => {
       const patched = await request(served).patch('/api/items/rx_items/5?fields=label').send({ label: 'renamed' })
       expect(patched.body).toEqual({ data: { label: 'renamed' } })
     })
-    expect(seen.reader).toEqual([])
+    expect(seen.replica).toEqual([])
     expect(seen.primary.some((sql) => /^update/i.test(sql))).toBe(true)
     expect((await request(served).get('/api/items/rx_items/5?fields=label')).body).toEqual({ data: { label: 'renamed' } })
   })

@@ -12,26 +12,11 @@ import { createItemsRouter, type ItemsRouterOptions } from '../../lib'
 import { createApp } from '../support/app'
 import { knexConfig, workerDatabase } from '../support/databases'
 import { forEachDialect, type DialectContext } from '../support/dialects'
+import { statementsOf } from '../support/statements-of'
 
 /** A second knex instance on the primary's own database: SQLite's in-memory database is reachable only through its one connection. */
 function sameDatabase(ctx: DialectContext): Knex {
   return ctx.name === 'sqlite' ? ctx.knex.withUserParams({}) : knexFactory(knexConfig(ctx.name))
-}
-
-/** Where each statement went, by knex instance, while `fn` ran. */
-async function statementsOf(primary: Knex, replica: Knex, fn: () => Promise<unknown>): Promise<{ primary: string[]; replica: string[] }> {
-  const seen = { primary: [] as string[], replica: [] as string[] }
-  const onPrimary = (query: { sql: string }): void => void seen.primary.push(query.sql)
-  const onReplica = (query: { sql: string }): void => void seen.replica.push(query.sql)
-  primary.on('query', onPrimary)
-  replica.on('query', onReplica)
-  try {
-    await fn()
-    return seen
-  } finally {
-    primary.off('query', onPrimary)
-    replica.off('query', onReplica)
-  }
 }
 
 forEachDialect((ctx) => {
