@@ -69,7 +69,7 @@ class ReaderThread {
   static open(data: ReaderThreadData): Promise<ReaderThread> {
     const entry = threadEntry()
     const worker = new Worker(entry.filename, { workerData: data, execArgv: entry.execArgv })
-    // A reader the host forgot to destroy must not keep the process alive.
+    // An idle reader the host forgot to destroy must not keep the process alive; a running statement does (run).
     worker.unref()
     const thread = new ReaderThread(worker)
     return new Promise((resolveOpen, rejectOpen) => {
@@ -97,6 +97,7 @@ class ReaderThread {
   run(request: Omit<ReaderRequest, 'id'>, marked: string): Promise<ReaderReply> {
     if (this.stopped) return Promise.reject(new Error('The SQLite reader thread has stopped'))
     this.running = marked
+    this.worker.ref()
     return new Promise((resolveRun, rejectRun) => {
       this.waiting = { resolve: resolveRun, reject: rejectRun }
       this.worker.postMessage({ ...request, id: (this.nextId += 1) })
@@ -113,6 +114,7 @@ class ReaderThread {
     const waiting = this.waiting
     this.waiting = null
     this.running = null
+    this.worker.unref()
     if (waiting !== null && reply.id === this.nextId) waiting.resolve(reply)
   }
 
