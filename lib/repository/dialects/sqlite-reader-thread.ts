@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { StatementCache } from '../statement-cache'
 import { prepareSqliteConnection } from './sqlite-functions'
-import type { ReaderReply, ReaderRequest, ReaderThreadData } from './sqlite-reader-protocol'
+import type { ReaderReady, ReaderReply, ReaderRequest, ReaderThreadData } from './sqlite-reader-protocol'
 
 interface Statement {
   readonly reader: boolean
@@ -51,4 +51,4 @@ function answer({ id, sql, bindings, safeIntegers }: ReaderRequest): ReaderReply
 }
 
 port.on('message', (request: ReaderRequest) => port.postMessage(answer(request)))
-port.postMessage({ ready: true })
+port.postMessage({ ready: true } satisfies ReaderReady)
