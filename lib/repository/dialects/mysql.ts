@@ -148,7 +148,7 @@ async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.T
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
-  // As many as the bind variables allow: the statement runs under one AUTO-INC allocation.
+  // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,
   insertKeyStep: async (db) => {
     const [rows] = (await db.raw('select @@innodb_autoinc_lock_mode as mode, @@auto_increment_increment as step')) as [
@@ -178,9 +178,10 @@ export const mysql: Dialect = {
   exactSum: null,
   checkSetup: null,
   syncAutoIncrement: null,
+  // Over a network a lone write's outcome is unknown when the connection drops; a transaction's is not.
+  autocommitWrites: false,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
-  autocommitWrites: false,
   pattern: (column, term, spec) => ({
     sql: spec.insensitive
       ? `LOWER(??) ${spec.negate ? 'NOT ' : ''}LIKE CAST(LOWER(?) AS BINARY)`

@@ -150,10 +150,11 @@ export const sqlite: Dialect = {
   exactSum: 'items_exact_sum',
   checkSetup: checkSqliteFunctions,
   syncAutoIncrement: null,
+  // Statements run in this process: a lone write has written or failed when its call returns.
+  autocommitWrites: true,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
   // built-in lower() when that provably gives the same answer (see asciiInsensitive).
-  autocommitWrites: true,
   pattern: (column, term, spec) =>
     spec.insensitive
       ? isAscii(term)
