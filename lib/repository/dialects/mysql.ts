@@ -178,7 +178,7 @@ export const mysql: Dialect = {
   exactSum: null,
   checkSetup: null,
   syncAutoIncrement: null,
-  // Over a network a lone write's outcome is unknown when the connection drops; a transaction's is not.
+  // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.

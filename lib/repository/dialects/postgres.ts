@@ -133,7 +133,7 @@ export const postgres: Dialect = {
        where seq is not null and top > coalesce(pg_sequence_last_value(seq::regclass), 0)`,
       [table, column, column, table],
     ),
-  // Over a network a lone write's outcome is unknown when the connection drops; a transaction's is not.
+  // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
   pattern: (column, term, spec) => ({
