@@ -39,7 +39,7 @@ export class CountJoins {
 
   /** The count's value in the query: the related rows in the operand's scope, per parent. */
   add(operand: CountOperand): SqlFragment {
-    const existing = this.joins.find((join) => join.operand === operand)
+    const existing = this.joins.find((join) => sameCount(join.operand, operand))
     const alias = existing?.alias ?? `__items_count_${this.joins.length + 1}`
     if (!existing) {
       const inner = `${alias}_rows`
@@ -60,4 +60,9 @@ export class CountJoins {
       qb.leftJoin(counted.as(alias), `${alias}.${KEY}`, `${this.table}.${operand.parentKey.column}`)
     }
   }
+}
+
+/** Whether two operands count the same rows (`sort` and `filter` on one count parse to two operands). */
+function sameCount(a: CountOperand, b: CountOperand): boolean {
+  return a.related === b.related && a.foreignKey === b.foreignKey && a.parentKey === b.parentKey && a.scope === b.scope
 }
