@@ -13,6 +13,7 @@ const UNIT_SPECS = [
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
   '/spec/repository/compile-filter\\.spec\\.ts$',
+  '/spec/repository/consecutive-key-step\\.spec\\.ts$',
   '/spec/access/check-validation\\.spec\\.ts$',
 ]
 

@@ -145,17 +145,34 @@ async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.T
   }
 }
 
+/** What a MySQL-protocol server says of how it hands out auto-increment keys. */
+export interface AutoIncrementSettings {
+  readonly mode: unknown
+  readonly step: unknown
+  readonly version: unknown
+}
+
+/**
+ * The step between the keys of one multi-row INSERT's rows, or null where they may not be consecutive. InnoDB
+ * (MySQL, MariaDB) gives them consecutively in lock modes 0 and 1 only. TiDB and Vitess speak the protocol and
+ * answer the variable, but draw keys from per-server caches or sequences a statement may straddle: never counted.
+ */
+export function consecutiveKeyStep({ mode, step, version }: AutoIncrementSettings): number | null {
+  if (/tidb|vitess/i.test(String(version))) return null
+  const consecutive = String(mode) === '0' || String(mode) === '1'
+  return consecutive && Number.isInteger(Number(step)) ? Number(step) : null
+}
+
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,
   insertKeyStep: async (db) => {
-    const [rows] = (await db.raw('select @@innodb_autoinc_lock_mode as mode, @@auto_increment_increment as step')) as [
-      { mode: unknown; step: unknown }[],
-    ]
-    const [{ mode, step } = { mode: null, step: null }] = rows
-    return Number(mode) === 0 || Number(mode) === 1 ? Number(step) : null
+    const [[settings]] = (await db.raw(
+      'select @@innodb_autoinc_lock_mode as mode, @@auto_increment_increment as step, @@version as version',
+    )) as [AutoIncrementSettings[]]
+    return settings ? consecutiveKeyStep(settings) : null
   },
   orderBy: ({ sql, bindings }, direction, text) => ({ sql: `${text ? `CAST(${sql} AS BINARY)` : sql} ${direction}`, bindings }),
   sortValue: ({ sql, bindings }, text) => ({ sql: text ? `CAST(${sql} AS BINARY)` : sql, bindings }),
