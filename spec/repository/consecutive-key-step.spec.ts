@@ -12,7 +12,7 @@ describe('consecutiveKeyStep', () => {
 
   it.each([
     ['InnoDB in the interleaved lock mode', { mode: 2, step: 1, version: '8.0.36' }],
-    ['a server without the variable', { mode: null, step: 1, version: '8.0.36' }],
+    ['a server that answers no lock mode', { mode: null, step: 1, version: '8.0.36' }],
     ['TiDB, whose keys come from per-server caches', { mode: 1, step: 1, version: '8.0.11-TiDB-v7.5.1' }],
     ['Vitess, whose keys come from sequences', { mode: 1, step: 1, version: '8.0.30-Vitess' }],
   ])('does not count keys on %s', (_server, settings) => {
