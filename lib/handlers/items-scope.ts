@@ -36,8 +36,9 @@ export interface ItemsScope {
   /** Whether the caller may manage the collection's content versions (see versions-scope.ts). */
   mayManageVersions(): Promise<boolean>
   /**
-   * The written items as the caller may read them, shaped by the request's `fields`. Runs after commit, so it
-   * never fails: when the read does, the answer is each item's primary key alone.
+   * The written items as the caller may read them, shaped by the request's `fields`: from the row a one-statement
+   * write returned where it could (ItemsWriter.returnedRows), else read back. Runs after commit, so it never
+   * fails: when the read does, the answer is each item's primary key alone.
    */
   readBack(keys: readonly PrimaryKey[]): Promise<Item[]>
   /** The cursor of the place after the item with these sort keys, for `query`'s collection and sort. */
@@ -75,12 +76,13 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     return parseQuery(hooked as RawQuery, collection, parser)
   }
   const query = (): Promise<Query> => (parsed ??= parse())
+  const writer = writerFor(services, collection, access, query)
   return {
     collection,
     repository: services.repository,
     versions: services.versions,
     access,
-    writer: writerFor(services, collection, access),
+    writer,
     query,
     assertReadable: () => {
       if (!access.canRead(collection)) throw new ForbiddenError()
@@ -89,6 +91,8 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     readBack: async (keys) => {
       const { fields, scope } = await query()
       try {
+        const returned = writer.returnedRows(keys)
+        if (returned !== null) return await services.repository.shapeReturned(collection, fields, returned)
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {
         // The write is committed: answering an error now would make a retrying client write it again.

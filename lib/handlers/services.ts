@@ -10,7 +10,7 @@ import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
 import type { ItemsContext, Logger } from '../types'
 import type { VersionsService } from '../versions/versions-service'
-import { ItemsWriter } from '../writes/items-writer'
+import { ItemsWriter, type AnswerRead } from '../writes/items-writer'
 import type { Lifecycle } from '../writes/lifecycle'
 import type { CallerAccess } from '../access/caller-access'
 
@@ -33,5 +33,5 @@ export interface Services {
 }
 
 /** The caller's writes to `collection`, with access rules, hooks and events. */
-export const writerFor = (services: Services, collection: Collection, access: CallerAccess): ItemsWriter =>
-  new ItemsWriter(collection, services.repository, services.validators.get(collection)!, services.lifecycle, access)
+export const writerFor = (services: Services, collection: Collection, access: CallerAccess, answer?: AnswerRead): ItemsWriter =>
+  new ItemsWriter(collection, services.repository, services.validators.get(collection)!, services.lifecycle, access, answer)

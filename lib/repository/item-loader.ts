@@ -127,6 +127,21 @@ export class ItemLoader {
     return { items, last: lastRow === undefined ? null : rowKeys(lastRow, this.sortTerms(collection, selection), this.dialect) }
   }
 
+  /**
+   * What a write's RETURNING selects so that its row reads as `fields` would read it (see `shapeReturned`);
+   * null when a field needs the query around the row (a function: a count, a date part).
+   */
+  returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] | null {
+    return fields.some((node) => node.kind === 'function') ? null : this.columns(collection, fields)
+  }
+
+  /** Rows a write returned through `returningColumns`, shaped as a read of `fields`: relations load now. */
+  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+    const budget = new RowBudget(this.maxLoadedRows)
+    budget.spend(rows.length)
+    return this.shape(db, collection, fields, rows, budget)
+  }
+
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
   aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     const qb = db(collection.table)

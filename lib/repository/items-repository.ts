@@ -45,6 +45,11 @@ export interface UpdateSet {
   readonly payload: Payload
 }
 
+/** Columns a write's RETURNING selects (see ItemsRepository.returningColumns). */
+export type ReturningColumns = (string | Knex.Raw)[]
+/** A written row as RETURNING answered it, for `shapeReturned`. */
+export type ReturnedRow = Record<string, unknown>
+
 /** How the keys of a multi-row INSERT are learnt: RETURNING, or counted from the first (see Dialect.insertKeyStep). */
 type BatchKeys = 'returning' | { readonly step: number }
 
@@ -254,14 +259,52 @@ export class ItemsRepository {
 
   /**
    * Writes `payload` to the item with `key` if it lies within `scope` (plain conditions on the row only; a
-   * relational scope is not tried here), in one statement; answers whether it did.
+   * relational scope is not tried here), in one statement. Answers the row as `returning` reads it (empty
+   * without), or null when no row changed.
    */
-  async updateWithin(db: Db, collection: Collection, key: PrimaryKey, payload: Payload, scope: FilterNode | null): Promise<boolean> {
-    if (scope !== null && !onRowOnly(scope)) return false
+  async updateWithin(
+    db: Db,
+    collection: Collection,
+    key: PrimaryKey,
+    payload: Payload,
+    scope: FilterNode | null,
+    returning: ReturningColumns | null = null,
+  ): Promise<ReturnedRow | null> {
+    if (scope !== null && !onRowOnly(scope)) return null
     const pk = collection.primaryKey
     const qb = db(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
     if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
-    return (await qb.update(this.toRow(payload))) > 0
+    if (returning === null) return (await qb.update(this.toRow(payload))) > 0 ? {} : null
+    const [row] = (await qb.update(this.toRow(payload)).returning(returning)) as ReturnedRow[]
+    return row ?? null
+  }
+
+  /**
+   * Inserts one item whose write is one statement (see `writesInOneStatement`), answering its key and its row
+   * as `returning` reads it.
+   */
+  async createReturning(
+    db: Db,
+    collection: Collection,
+    payload: Payload,
+    returning: ReturningColumns,
+  ): Promise<{ key: PrimaryKey; row: ReturnedRow }> {
+    const pk = collection.primaryKey
+    const [row] = (await db(collection.table).insert(this.insertRow(collection, payload).row).returning(returning)) as ReturnedRow[]
+    return { key: fromStorage(pk, row![pk.name], this.dialect) as PrimaryKey, row: row! }
+  }
+
+  /**
+   * The columns a one-item write returns so that it answers with its own row instead of reading it back: on
+   * databases with RETURNING, when every field of `fields` can be read from the row (see ItemLoader).
+   */
+  returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null {
+    return this.dialect.returnsRows ? this.loader.returningColumns(collection, fields) : null
+  }
+
+  /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
+  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Promise<Item[]> {
+    return this.loader.shapeReturned(this.reads(), collection, fields, rows)
   }
 
   /**
@@ -480,14 +523,21 @@ export class ItemsRepository {
     return keys.sort((a, b) => Number(a) - Number(b))
   }
 
-  private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {
+  /** The row to insert for `payload`, with a uuid key drawn here when it has none; its key when known before. */
+  private insertRow(collection: Collection, payload: Payload): { row: Record<string, unknown>; key: PrimaryKey | null } {
     const pk = collection.primaryKey
     const row = this.toRow(payload)
-    let key = payload.get(pk) as PrimaryKey | null | undefined
-    if (key == null && pk.type === 'uuid') {
-      key = randomUUID()
-      row[pk.column] = key
-    }
+    const given = payload.get(pk) as PrimaryKey | null | undefined
+    if (given != null) return { row, key: given }
+    if (pk.type !== 'uuid') return { row, key: null }
+    const key = randomUUID()
+    row[pk.column] = key
+    return { row, key }
+  }
+
+  private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {
+    const pk = collection.primaryKey
+    const { row, key } = this.insertRow(collection, payload)
     const insert = trx(collection.table).insert(row)
     if (key != null) {
       await insert

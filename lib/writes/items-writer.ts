@@ -6,8 +6,10 @@ import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { validationErrors } from '../access/check-validation'
 import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import type { Selection } from '../query/query'
-import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
+import type { FieldNode, Selection } from '../query/query'
+import type { FilterNode } from '../query/filter-node'
+import { keyId } from '../repository/item-loader'
+import type { ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
 import { managedValues } from './managed-values'
@@ -100,9 +102,14 @@ interface PreparedWrite<Args extends unknown[]> {
   readonly payloads: Payload[] | null
 }
 
+/** How the request reads its written items back for the answer (its `fields`, and the caller's read scope). */
+export type AnswerRead = () => Promise<{ readonly fields: readonly FieldNode[]; readonly scope: FilterNode | null }>
+
 export class ItemsWriter {
   /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
   private readonly readonlyNames: ReadonlySet<string>
+  /** What the last one-statement write returned for its answer (see `returnedRows`). */
+  private returned: { readonly keys: readonly PrimaryKey[]; readonly rows: ReturnedRow[] } | null = null
 
   constructor(
     private readonly collection: Collection,
@@ -110,8 +117,18 @@ export class ItemsWriter {
     private readonly validator: PayloadValidator,
     private readonly lifecycle: Lifecycle,
     private readonly access: CallerAccess,
+    /** The answer's read; with it, a write that is one statement may answer its own row (see `returnedRows`). */
+    private readonly answer: AnswerRead | null = null,
   ) {
     this.readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
+  }
+
+  /** The rows a one-statement write returned for these keys, once; null: read the items back. */
+  returnedRows(keys: readonly PrimaryKey[]): ReturnedRow[] | null {
+    const returned = this.returned
+    this.returned = null
+    const same = returned !== null && returned.keys.length === keys.length && returned.keys.every((key, i) => keyId(key) === keyId(keys[i]))
+    return same ? returned.rows : null
   }
 
   /** Creates the items (an array body keeps its indexes in errors); answers their keys. */
@@ -122,10 +139,14 @@ export class ItemsWriter {
     }
     const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
+    const returning = single ? await this.answerColumns('afterCreate') : null
     const written = single
-      ? await repository.oneStatement(collection, async (db) =>
-          created(await repository.create(db, collection, single, this.access.view.scope), single),
-        )
+      ? await repository.oneStatement(collection, async (db) => {
+          if (returning === null) return created(await repository.create(db, collection, single, this.access.view.scope), single)
+          const { key, row } = await repository.createReturning(db, collection, single[0], returning)
+          this.returned = { keys: [key], rows: [row] }
+          return created([key], single)
+        })
       : await repository.transaction(collection, async (trx) => {
           await options.guard?.(trx, [])
           return this.finish(trx, await write.run(trx), options)
@@ -145,7 +166,12 @@ export class ItemsWriter {
       // tells a missing item (404) from a forbidden one (403).
       const [key] = change!.keys as [PrimaryKey]
       const { collection, repository } = this
-      if (await repository.oneStatement(collection, (db) => repository.updateWithin(db, collection, key, single[0]!, rule.scope))) {
+      const returning = await this.answerColumns('afterUpdate')
+      const row = await repository.oneStatement(collection, (db) =>
+        repository.updateWithin(db, collection, key, single[0], rule.scope, returning),
+      )
+      if (row !== null) {
+        if (returning !== null) this.returned = { keys: [key], rows: [row] }
         const written: Written = { action: 'update', keys: [key], payloads: single.map(toItem) }
         await this.after(written)
         return written.keys
@@ -283,6 +309,17 @@ export class ItemsWriter {
   private singleStatementWrite(options: WriteOptions, payloads: Payload[] | null): [Payload] | null {
     if (options.guard !== undefined || options.written !== undefined || payloads?.length !== 1) return null
     return this.repository.writesInOneStatement(this.collection, payloads[0]!) ? [payloads[0]!] : null
+  }
+
+  /**
+   * The columns a one-statement write returns to answer with its own row, or null when the answer must read the
+   * item back: without RETURNING, with a function among its fields, when the caller reads only some rows (the
+   * row might not be one), or when an after hook runs first (it may change the row).
+   */
+  private async answerColumns(after: 'afterCreate' | 'afterUpdate'): Promise<ReturningColumns | null> {
+    if (this.answer === null || this.lifecycle.has(this.collection, after)) return null
+    const { fields, scope } = await this.answer()
+    return scope === null ? this.repository.returningColumns(this.collection, fields) : null
   }
 
   /**

@@ -60,6 +60,11 @@ export interface Dialect {
    */
   readonly insertReturnsKeyWithReturning: boolean
   /**
+   * An INSERT or UPDATE can return the rows it wrote (`RETURNING`): PostgreSQL, and SQLite since 3.35. MySQL
+   * cannot; MariaDB's INSERT can, but its UPDATE cannot.
+   */
+  readonly returnsRows: boolean
+  /**
    * Most rows one INSERT of a batch may write when the database assigns their keys; null: one INSERT per row.
    * SQLite and PostgreSQL answer the keys through `RETURNING`: a statement's auto-increment keys rise in the order
    * of its rows there (one writer at a time; a sequence), so sorted they pair with the rows. SQLite: 500, the

@@ -166,6 +166,7 @@ export function consecutiveKeyStep({ mode, step, version }: AutoIncrementSetting
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
+  returnsRows: false,
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,
   insertKeyStep: async (db) => {

@@ -95,6 +95,7 @@ const namedStatements: StatementReuse = {
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
+  returnsRows: true,
   multiRowInsert: 10_000,
   insertKeyStep: null,
   orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({

@@ -130,6 +130,7 @@ const keptStatements: StatementReuse = {
 export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
+  returnsRows: true,
   multiRowInsert: 500,
   insertKeyStep: null,
   // SQLite's default BINARY collation already orders text by code point.
