@@ -8,6 +8,7 @@ import type { CountJoins } from './count-joins'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from './dialects'
 import { columnValue, toComparable, toStorage } from './storage'
+import { planned } from './statement-plans'
 
 type Where = Knex.QueryBuilder
 
@@ -71,12 +72,14 @@ export function compileOperand(
  */
 export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string, joins?: CountJoins): void {
   switch (node.kind) {
-    case 'comparison':
-      where(qb, compileComparison(node, columnTarget(node.field, dialect)))
+    case 'comparison': {
+      const target = columnTarget(node.field, dialect)
+      where(qb, planned(node, target, compileComparison(node, target)))
       return
+    }
     case 'function': {
-      const operand = compileOperand(node.operand, table, dialect, subqueryOf(qb), joins)
-      where(qb, compileComparison(node, operandTarget(operand, dialect)))
+      const target = operandTarget(compileOperand(node.operand, table, dialect, subqueryOf(qb), joins), dialect)
+      where(qb, planned(node, target, compileComparison(node, target)))
       return
     }
     case 'and':

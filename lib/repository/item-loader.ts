@@ -12,6 +12,7 @@ import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
 import { compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
+import { keyList, PLANS_KEPT, Shape, StatementPlans } from './statement-plans'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -96,7 +97,14 @@ export class ItemLoader {
     private readonly knex: Knex,
     private readonly dialect: Dialect,
     private readonly maxLoadedRows: number = Number.POSITIVE_INFINITY,
-  ) {}
+  ) {
+    // The host's postProcessResponse would be handed raw driver results where it expects rows.
+    const postProcesses = (knex.client as { config?: { postProcessResponse?: unknown } }).config?.postProcessResponse !== undefined
+    this.plans = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !postProcesses)
+  }
+
+  /** The read statements compiled so far, by shape (see statement-plans.ts). */
+  private readonly plans: StatementPlans
 
   /** The items the selection picks, shaped by `fields`, loading at most `maxLoadedRows` rows unless told otherwise. */
   async load(
@@ -196,21 +204,26 @@ export class ItemLoader {
     keyed = false,
   ): Promise<Row[]> {
     if (selection.limit === 0) return []
-    const joins = this.countJoins(collection)
-    const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
-    this.where(qb, collection, selection, joins)
-    if (keyed || selection.after) {
-      const terms = this.sortTerms(collection, selection, joins)
-      if (keyed) qb.select(keyColumns(this.knex, terms, this.dialect))
-      if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
-    }
-    const order = this.orderTerms(collection, selection, joins)
-    joins.applyTo(qb)
-    if (order.sql) qb.orderByRaw(order.sql, order.bindings)
-    const limit = budget.cap(selection.limit)
-    if (limit !== null) qb.limit(limit)
-    if (selection.offset > 0) qb.offset(selection.offset)
-    const rows: Row[] = await qb
+    const page = { limit: budget.cap(selection.limit), offset: selection.offset }
+    // A search or a cursor binds values outside the filter's comparisons: such statements are compiled each time.
+    const kept = selection.search === null && !selection.after
+    const shape = kept
+      ? new Shape('items').schema(collection).text(keyed).columns(fields).filter(selection.filter).sort(selection.sort)
+      : null
+    const rows = await this.plans.select(db, shape, page, () => {
+      const joins = this.countJoins(collection)
+      const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
+      this.where(qb, collection, selection, joins)
+      if (keyed || selection.after) {
+        const terms = this.sortTerms(collection, selection, joins)
+        if (keyed) qb.select(keyColumns(this.knex, terms, this.dialect))
+        if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
+      }
+      const order = this.orderTerms(collection, selection, joins)
+      joins.applyTo(qb)
+      if (order.sql) qb.orderByRaw(order.sql, order.bindings)
+      return qb
+    })
     budget.spend(rows.length)
     return rows
   }
@@ -272,15 +285,21 @@ export class ItemLoader {
     const pk = collection.primaryKey
     const rows: Row[] = []
     for (const part of chunk(keys, keysPerStatement(this.dialect))) {
-      const qb = db(collection.table)
-        .select(this.columns(collection, fields))
-        .whereIn(
-          pk.column,
-          part.map((key) => toStorage(pk, key, this.dialect)),
-        )
-      if (scope) compileFilter(qb, scope, this.dialect, collection.table)
+      const stored = part.map((key) => toStorage(pk, key, this.dialect))
+      const shape = new Shape('keys').schema(collection).columns(fields).filter(scope)
+      const page = { limit: null, offset: 0 }
+      const found = await this.plans.select(
+        db,
+        shape,
+        page,
+        () => {
+          const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, keyList(stored))
+          if (scope) compileFilter(qb, scope, this.dialect, collection.table)
+          return qb
+        },
+        stored,
+      )
       // A key names at most one row, so the statement needs no LIMIT; the budget counts what came back.
-      const found: Row[] = await qb
       budget.spend(found.length)
       // A loop, not push(...found): spreading a huge array overflows the call stack.
       for (const row of found) rows.push(row)
@@ -333,17 +352,21 @@ export class ItemLoader {
   ): Promise<Row[]> {
     const byParent = fieldIn(foreignKey, parents)
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
-    const order = this.orderTerms(related, selection)
     // One parent (a one-item read): its window is a plain LIMIT / OFFSET, which spares SQL the window function.
     if ((selection.limit === null && selection.offset === 0) || parents.length === 1) {
-      const qb = db(related.table).select(this.columns(related, fields, foreignKey))
-      this.where(qb, related, scoped)
-      qb.orderByRaw(order.sql, order.bindings)
       const limit = selection.limit === null ? cap : cap === null ? selection.limit : Math.min(selection.limit, cap)
-      if (limit !== null) qb.limit(limit)
-      if (selection.offset > 0) qb.offset(selection.offset)
-      return qb
+      const shape =
+        selection.search === null
+          ? new Shape('children').schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
+          : null
+      return this.plans.select(db, shape, { limit, offset: selection.offset }, () => {
+        const qb = db(related.table).select(this.columns(related, fields, foreignKey))
+        this.where(qb, related, scoped)
+        const order = this.orderTerms(related, selection)
+        return qb.orderByRaw(order.sql, order.bindings)
+      })
     }
+    const order = this.orderTerms(related, selection)
     const ranked = db(related.table).select([
       ...this.columns(related, fields, foreignKey),
       this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),

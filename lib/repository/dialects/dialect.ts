@@ -65,6 +65,11 @@ export interface Dialect {
    */
   readonly returnsRows: boolean
   /**
+   * The rows of a SELECT run through `knex.raw`, whose result is the driver's own: the array itself on SQLite,
+   * `result.rows` on PostgreSQL, the first of `[rows, fields]` on MySQL.
+   */
+  rawRows(result: unknown): Record<string, unknown>[]
+  /**
    * Most rows one INSERT of a batch may write when the database assigns their keys; null: one INSERT per row.
    * SQLite and PostgreSQL answer the keys through `RETURNING`: a statement's auto-increment keys rise in the order
    * of its rows there (one writer at a time; a sequence), so sorted they pair with the rows. SQLite: 500, the

@@ -167,6 +167,7 @@ export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
   returnsRows: false,
+  rawRows: (result) => (result as [Record<string, unknown>[]])[0],
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,
   insertKeyStep: async (db) => {

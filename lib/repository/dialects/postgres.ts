@@ -96,6 +96,7 @@ export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
   returnsRows: true,
+  rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   multiRowInsert: 10_000,
   insertKeyStep: null,
   orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({

@@ -131,6 +131,7 @@ export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   returnsRows: true,
+  rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
   insertKeyStep: null,
   // SQLite's default BINARY collation already orders text by code point.

@@ -1,0 +1,312 @@
+// Compiles each read statement's shape once. A shape is everything that decides a statement's SQL text: the
+// table, the columns, the filter's tree with its fields and operators, the sort, whether there is a limit and an
+// offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
+// and later ones bind their own values into it, past the query builder.
+//
+// Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
+// non-ASCII pattern on SQLite another expression), the shape cannot know it up front. So each comparison's own
+// fragment is compiled again for every request (cheap: no builder, no subquery), its values taken from there, and
+// its text checked against the kept one: a different text compiles the statement afresh. A statement with a
+// value bound anywhere else (a search, a cursor's keys) is not kept at all.
+import type { Knex } from 'knex'
+import type { FilterNode } from '../query/filter-node'
+import type { FieldNode, FunctionOperand, SortNode } from '../query/query'
+import { compileComparison, type ComparisonTarget } from './compile-comparison'
+import type { SqlFragment } from './dialects'
+import { StatementCache } from './statement-cache'
+
+type Row = Record<string, unknown>
+type Db = Knex | Knex.Transaction
+
+/** A comparison: the nodes whose values a statement binds. */
+export type ComparisonNode = Extract<FilterNode, { kind: 'comparison' | 'function' }>
+
+/** Most shapes one loader keeps: a router's request shapes, each with its relations' statements. */
+export const PLANS_KEPT = 512
+
+/** Slot calls of the values a statement binds besides its comparisons'. */
+const PAGE = -1
+const KEYS = -2
+
+/**
+ * A value bound in a kept statement: the `position`-th binding of its `call`-th comparison fragment, the
+ * `position`-th of the page's values (limit, offset) with `call` PAGE, of the statement's key list with KEYS.
+ */
+class Slot {
+  constructor(
+    readonly call: number,
+    readonly position: number,
+  ) {}
+}
+
+/** One comparison compiled into a kept statement: which node of the shape, against what, and its text. */
+interface Call {
+  readonly node: number
+  readonly target: ComparisonTarget
+  readonly sql: string
+}
+
+interface Plan {
+  readonly sql: string
+  readonly bindings: readonly Slot[]
+  readonly calls: readonly Call[]
+}
+
+/** A shape written out as text (the cache key), with the comparisons in the order they were written. */
+export class Shape {
+  private readonly parts: string[] = []
+  readonly comparisons: ComparisonNode[] = []
+  /** Nodes already written: a node met again writes a back-reference, since identity can matter (CountJoins). */
+  private readonly written = new Map<object, number>()
+  private readonly comparisonIndex = new Map<ComparisonNode, number>()
+
+  constructor(kind: string) {
+    this.parts.push(kind)
+  }
+
+  get key(): string {
+    return this.parts.join(',')
+  }
+
+  /** The index of `node` among the comparisons, or -1 when the shape does not hold it. */
+  indexOf(node: ComparisonNode): number {
+    return this.comparisonIndex.get(node) ?? -1
+  }
+
+  text(value: string | number | boolean | null): this {
+    this.parts.push(JSON.stringify(value))
+    return this
+  }
+
+  /** A schema object (a collection, a field), by identity: one router's schema never changes. */
+  schema(object: object): this {
+    this.parts.push(`#${identity(object)}`)
+    return this
+  }
+
+  /** Whether `object` was written before; if so, writes the back-reference. */
+  private again(object: object): boolean {
+    const first = this.written.get(object)
+    if (first !== undefined) this.parts.push(`@${first}`)
+    else this.written.set(object, this.written.size)
+    return first !== undefined
+  }
+
+  filter(node: FilterNode | null): this {
+    if (node === null) return this.text(null)
+    if (this.again(node)) return this
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        this.parts.push(`${node.kind}(`)
+        node.children.forEach((child) => this.filter(child))
+        this.parts.push(')')
+        return this
+      case 'comparison':
+        this.comparison(node)
+        return this.text('comparison').schema(node.field).text(node.operator)
+      case 'function':
+        this.comparison(node)
+        return this.text('function').operand(node.operand).text(node.operator)
+      case 'm2o':
+        return this.text('m2o').schema(node.field).schema(node.related).filter(node.filter)
+      case 'o2m':
+        return this.text('o2m')
+          .text(node.quantifier)
+          .schema(node.parentKey)
+          .schema(node.related)
+          .schema(node.foreignKey)
+          .filter(node.filter)
+      default: {
+        const unreachable: never = node
+        throw new Error(`Unhandled filter node ${JSON.stringify(unreachable)}`)
+      }
+    }
+  }
+
+  private comparison(node: ComparisonNode): void {
+    this.comparisonIndex.set(node, this.comparisons.length)
+    this.comparisons.push(node)
+  }
+
+  operand(operand: FunctionOperand): this {
+    if (operand.kind === 'datePart') return this.text(operand.part).schema(operand.field)
+    return this.text('count').schema(operand.related).schema(operand.foreignKey).schema(operand.parentKey).filter(operand.scope)
+  }
+
+  /** What `fields` adds to a statement's columns: fields and many-to-one keys, and computed values by output name. */
+  columns(fields: readonly FieldNode[]): this {
+    for (const node of fields) {
+      if (node.kind === 'field' || node.kind === 'm2o') this.text(node.kind).schema(node.field)
+      else if (node.kind === 'function') this.text('function').text(node.output).operand(node.operand)
+    }
+    return this.text('end')
+  }
+
+  sort(nodes: readonly SortNode[]): this {
+    for (const node of nodes) {
+      this.text('sort').schema(node.field).text(node.direction)
+      for (const hop of node.path) this.schema(hop.field).schema(hop.related).filter(hop.scope)
+      if (node.operand) this.operand(node.operand)
+      this.text('end')
+    }
+    return this.text('end')
+  }
+}
+
+const identities = new WeakMap<object, number>()
+let nextIdentity = 0
+
+function identity(object: object): number {
+  let id = identities.get(object)
+  if (id === undefined) identities.set(object, (id = nextIdentity++))
+  return id
+}
+
+/** The compile in progress, while one runs (compiling is synchronous): where comparison fragments get their slots. */
+let recording: Recording | null = null
+
+class Recording {
+  readonly calls: Call[] = []
+  keepable = true
+
+  constructor(private readonly shape: Shape) {}
+
+  /** The fragment with each bound value a slot; a comparison the shape does not hold makes the statement unkeepable. */
+  slots(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
+    const index = this.shape.indexOf(node)
+    const tokens = fragment.sql.match(/\?\??/g) ?? []
+    if (index < 0 || tokens.length !== fragment.bindings.length) {
+      this.keepable = false
+      return fragment
+    }
+    const call = this.calls.length
+    this.calls.push({ node: index, target, sql: fragment.sql })
+    // `??` binds an identifier and a subquery binds its own slots; every other `?` binds a value.
+    const bindings = fragment.bindings.map((binding, position) =>
+      tokens[position] === '?' && !isBuilder(binding) ? (new Slot(call, position) as unknown as Knex.RawBinding) : binding,
+    )
+    return { sql: fragment.sql, bindings }
+  }
+}
+
+const isBuilder = (binding: unknown): boolean =>
+  typeof binding === 'object' && binding !== null && typeof (binding as { toSQL?: unknown }).toSQL === 'function'
+
+/** A comparison's fragment, its values made slots when a kept statement is being compiled. */
+export function planned(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
+  return recording === null ? fragment : recording.slots(node, target, fragment)
+}
+
+/** The key list a statement binds (see `select`'s `keys`): slots while a kept statement is being compiled. */
+export function keyList<T>(keys: readonly T[]): readonly T[] {
+  return recording === null ? keys : keys.map((_, position) => new Slot(KEYS, position) as unknown as T)
+}
+
+const placeholders = (sql: string): number => sql.split('?').length - 1
+
+/** Whether every kept statement is checked against a fresh compile (the specs turn this on). */
+let checking = false
+
+/** For the specs: every request of a kept shape also compiles its statement afresh, and a difference throws. */
+export function checkEveryPlan(on: boolean): void {
+  checking = on
+}
+
+/** A page's LIMIT and OFFSET, bound after the statement's own values; null: no LIMIT. */
+export interface Page {
+  readonly limit: number | null
+  readonly offset: number
+}
+
+export class StatementPlans {
+  private readonly plans: StatementCache
+
+  constructor(
+    private readonly rowsOf: (result: unknown) => Row[],
+    capacity = PLANS_KEPT,
+    /** Off when the host's knex post-processes results, which would see raw results where it expects rows. */
+    private readonly enabled = true,
+  ) {
+    this.plans = new StatementCache(true, capacity)
+  }
+
+  /**
+   * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
+   * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds `keys`,
+   * if any, through `keyList`.
+   */
+  async select(db: Db, shape: Shape | null, page: Page, compile: () => Knex.QueryBuilder, keys: readonly unknown[] = []): Promise<Row[]> {
+    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return paged(compile(), page)
+    const key = `${shape.key},${keys.length},${page.limit === null},${page.offset > 0}`
+    const values: Values = { page: [page.limit, page.offset], keys }
+    let plan = this.plans.get(key) as Plan | null | undefined
+    let bindings = plan ? bind(plan, shape, values) : null
+    if (plan === undefined || (plan !== null && bindings === null)) {
+      plan = record(shape, page, compile)
+      this.plans.keep(key, plan)
+      bindings = plan && bind(plan, shape, values)
+    } else if (plan !== null && checking) check(plan, bindings!, shape, page, compile)
+    if (plan === null || bindings === null) return paged(compile(), page)
+    return this.rowsOf(await db.raw(plan.sql, bindings as Knex.RawBinding[]))
+  }
+}
+
+function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Promise<Row[]> {
+  if (limit !== null) qb.limit(limit)
+  if (offset > 0) qb.offset(offset)
+  return qb as unknown as Promise<Row[]>
+}
+
+/** Compiles the statement with slots for its values; null when some value has no slot. */
+function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder): Plan | null {
+  const recorder = new Recording(shape)
+  recording = recorder
+  let compiled: Knex.Sql
+  try {
+    compiled = compile().toSQL()
+  } finally {
+    recording = null
+  }
+  let sql = compiled.sql
+  const bindings = [...compiled.bindings] as unknown[]
+  if (page.limit !== null) {
+    sql += ' limit ?'
+    bindings.push(new Slot(PAGE, 0))
+  }
+  if (page.offset > 0) {
+    sql += ' offset ?'
+    bindings.push(new Slot(PAGE, 1))
+  }
+  const keepable = recorder.keepable && bindings.every((binding) => binding instanceof Slot) && placeholders(sql) === bindings.length
+  return keepable ? { sql, bindings: bindings as Slot[], calls: recorder.calls } : null
+}
+
+interface Values {
+  readonly page: readonly unknown[]
+  readonly keys: readonly unknown[]
+}
+
+/** The request's values in the plan's slots; null when one of its comparisons compiles to another text. */
+function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
+  const fragments: (readonly unknown[])[] = []
+  for (const call of plan.calls) {
+    const fragment = compileComparison(shape.comparisons[call.node]!, call.target)
+    if (fragment.sql !== call.sql) return null
+    fragments.push(fragment.bindings)
+  }
+  return plan.bindings.map(({ call, position }) =>
+    call === PAGE ? values.page[position] : call === KEYS ? values.keys[position] : fragments[call]![position],
+  )
+}
+
+/** Throws when the kept plan does not give what a fresh compile gives (see checkEveryPlan). */
+function check(plan: Plan, bindings: readonly unknown[], shape: Shape, page: Page, compile: () => Knex.QueryBuilder): void {
+  const fresh = paged(compile(), page) as unknown as Knex.QueryBuilder
+  const expected = fresh.toSQL()
+  const kept = JSON.stringify({ sql: plan.sql, bindings }, bigints)
+  const compiled = JSON.stringify({ sql: expected.sql, bindings: expected.bindings }, bigints)
+  if (kept !== compiled) throw new Error(`A kept plan differs from a fresh compile of shape ${shape.key}:\n${kept}\n${compiled}`)
+}
+
+const bigints = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? `${value}n` : value)

@@ -1,0 +1,130 @@
+// Read statements are compiled once per shape: later requests of the shape bind their own values into the kept
+// SQL without building a query, a value that changes the SQL text compiles afresh, a statement that binds a
+// value outside its comparisons is never kept, and the kept plans stay bounded. The whole suite also runs with
+// checkEveryPlan on (spec/support/check-plans.ts); the last specs here show that check can fail.
+import type { Express } from 'express'
+import type { Knex } from 'knex'
+import request from 'supertest'
+import { dialectOf } from '../../lib/repository/dialects'
+import { checkEveryPlan, Shape, StatementPlans } from '../../lib/repository/statement-plans'
+import { createApp } from '../support/app'
+import { forEachDialect } from '../support/dialects'
+
+type Row = Record<string, unknown>
+const ids = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.id)
+
+forEachDialect((ctx) => {
+  describe('statement plans', () => {
+    let app: Express
+    beforeAll(async () => {
+      await ctx.reset()
+      app = createApp(ctx.knex)
+    })
+
+    /** The ids the database itself gives for the articles matching `where`, in key order. */
+    const expected = async (where: (qb: Knex.QueryBuilder) => void): Promise<unknown[]> => {
+      const qb = ctx.knex('articles').select('id').orderBy('id')
+      where(qb)
+      return ((await qb) as Row[]).map((row) => row.id)
+    }
+
+    it('binds each request its own values into the kept statement of its shape', async () => {
+      for (const rating of [3, 4, 1]) {
+        const response = await request(app).get(`/api/items/articles?filter[rating][_eq]=${rating}&sort=id&fields=id&limit=-1`)
+        expect(ids(response)).toEqual(await expected((qb) => qb.where('rating', rating)))
+      }
+      for (const [limit, offset] of [
+        [5, 0],
+        [3, 7],
+        [4, 2],
+      ] as const) {
+        const response = await request(app).get(
+          `/api/items/articles?filter[rating][_gte]=2&sort=id&fields=id&limit=${limit}&offset=${offset}`,
+        )
+        expect(ids(response)).toEqual(await expected((qb) => qb.where('rating', '>=', 2).limit(limit).offset(offset)))
+      }
+    })
+
+    it('compiles afresh when a value changes the text: a null, a longer list, a non-ASCII pattern', async () => {
+      const cases: Array<[string, (qb: Knex.QueryBuilder) => void]> = [
+        ['filter[author][_eq]=4', (qb) => qb.where('author', 4)],
+        ['filter[author][_eq]=null', (qb) => qb.whereNull('author')],
+        ['filter[author][_eq]=5', (qb) => qb.where('author', 5)],
+        ['filter[id][_in]=1,2', (qb) => qb.whereIn('id', [1, 2])],
+        ['filter[id][_in]=3,4,5', (qb) => qb.whereIn('id', [3, 4, 5])],
+        ['filter[id][_in]=6', (qb) => qb.whereIn('id', [6])],
+      ]
+      for (const [filter, where] of cases) {
+        const response = await request(app).get(`/api/items/articles?${filter}&sort=id&fields=id&limit=-1`)
+        expect({ filter, ids: ids(response) }).toEqual({ filter, ids: await expected(where) })
+      }
+      // On SQLite an ASCII term folds with lower(), any other with items_fold(): two texts of one shape.
+      const ascii = await request(app).get('/api/items/authors?filter[name][_icontains]=volk&fields=name&limit=-1')
+      const accented = await request(app).get('/api/items/authors?filter[name][_icontains]=ÅNGSTR&fields=name&limit=-1')
+      const asciiAgain = await request(app).get('/api/items/authors?filter[name][_icontains]=kai&fields=name&limit=-1')
+      const names = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.name)
+      expect(names(ascii)).toEqual(['Dmitri Volkov'])
+      expect(names(accented)).toEqual(['Zoë Ångström'])
+      expect(names(asciiAgain)).toEqual(['Kai Müller'])
+    })
+
+    it('runs a kept shape without building a query: the second one-item read creates no query builder', async () => {
+      await request(app).get('/api/items/articles/1').expect(200)
+      const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
+      checkEveryPlan(false)
+      try {
+        const { result, sql } = await ctx.countQueries(() => request(app).get('/api/items/articles/2'))
+        expect(result.status).toBe(200)
+        expect(sql).toHaveLength(3)
+        expect(builders).not.toHaveBeenCalled()
+      } finally {
+        checkEveryPlan(true)
+        builders.mockRestore()
+      }
+    })
+
+    describe('StatementPlans', () => {
+      const page = { limit: 3, offset: 0 }
+      const plansOf = (capacity?: number): StatementPlans => new StatementPlans((result) => dialectOf(ctx.knex).rawRows(result), capacity)
+
+      it('compiles a shape once and keeps at most its capacity of shapes', async () => {
+        checkEveryPlan(false)
+        try {
+          const plans = plansOf(2)
+          const compile = jest.fn(() => ctx.knex('articles').select('id').orderBy('id'))
+          const run = (kind: string): Promise<Row[]> => plans.select(ctx.knex, new Shape(kind), page, compile)
+          expect(await run('a')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }])
+          await run('a')
+          expect(compile).toHaveBeenCalledTimes(1)
+          await run('b')
+          await run('c')
+          expect(compile).toHaveBeenCalledTimes(3)
+          // 'a' was the least recently used of three shapes in a cache of two: compiled again.
+          await run('a')
+          expect(compile).toHaveBeenCalledTimes(4)
+        } finally {
+          checkEveryPlan(true)
+        }
+      })
+
+      it('never keeps a statement binding a value outside its comparisons, and still answers it', async () => {
+        const plans = plansOf()
+        const compile = jest.fn(() => ctx.knex('articles').select('id').where('id', '>', 10).orderBy('id'))
+        for (let run = 0; run < 3; run += 1) {
+          expect(await plans.select(ctx.knex, new Shape('outside'), page, compile)).toEqual([{ id: 11 }, { id: 12 }, { id: 13 }])
+        }
+        // Recorded once (found unkeepable), then compiled for each run.
+        expect(compile).toHaveBeenCalledTimes(4)
+      })
+
+      it('throws, with checkEveryPlan on, when a kept plan differs from a fresh compile', async () => {
+        const plans = plansOf()
+        let column = 'id'
+        const compile = (): Knex.QueryBuilder => ctx.knex('articles').select(column).orderBy('id')
+        await plans.select(ctx.knex, new Shape('drifting'), page, compile)
+        column = 'title'
+        await expect(plans.select(ctx.knex, new Shape('drifting'), page, compile)).rejects.toThrow('differs from a fresh compile')
+      })
+    })
+  })
+})
