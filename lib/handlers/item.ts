@@ -24,9 +24,9 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   versions.assertVersioned(collection, parsed.version)
   // The item first: whether a hidden item has a version must not show through the version's own 404.
   // The fields its ETag digests come with it, from the same row.
-  const item = await repository.readOne(collection, key, { ...parsed, fields: withEtagFields(access.view, collection, parsed.fields) })
-  if (!item) throw new NotFoundError()
-  const etag = takeEtag(item)
+  const read = await repository.readOne(collection, key, { ...parsed, fields: withEtagFields(access.view, collection, parsed.fields) })
+  if (!read) throw new NotFoundError()
+  const { item, etag } = takeEtag(read)
   const version = await versions.requested(collection, key, parsed.version)
   // The ETag stands for the item itself; a version's preview is another representation and has none.
   if (version === null && notModified(req, res, etag)) return
