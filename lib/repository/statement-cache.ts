@@ -6,41 +6,15 @@ import type { RequestHandler } from 'express'
 import type { Knex } from 'knex'
 import { currentRequest, type RequestScope } from '../request-scope'
 import type { Dialect, DriverQuery, KeptStatements, StatementReuse } from './dialects'
+import { LruMap } from '../lru-map'
 
 /** Most statements one connection keeps: a router's request shapes, with room for a host's hooks. */
 export const KEPT_PER_CONNECTION = 256
 
-/** A bounded map by SQL text; with `evicts`, the least recently used statement makes room for a new one. */
-export class StatementCache implements KeptStatements {
-  private readonly statements = new Map<string, unknown>()
-
-  constructor(
-    private readonly evicts: boolean,
-    readonly capacity = KEPT_PER_CONNECTION,
-  ) {}
-
-  get size(): number {
-    return this.statements.size
-  }
-
-  get(sql: string): unknown {
-    const statement = this.statements.get(sql)
-    if (statement !== undefined && this.evicts) {
-      // Map order is insertion order: moving the hit to the end keeps the least recently used first.
-      this.statements.delete(sql)
-      this.statements.set(sql, statement)
-    }
-    return statement
-  }
-
-  keep(sql: string, statement: unknown): boolean {
-    if (this.statements.size >= this.capacity) {
-      if (!this.evicts) return false
-      const oldest = this.statements.keys().next()
-      if (!oldest.done) this.statements.delete(oldest.value)
-    }
-    this.statements.set(sql, statement)
-    return true
+/** A connection's kept statements by SQL text (see LruMap); with `evicts`, the least recently used makes room. */
+export class StatementCache extends LruMap<unknown> implements KeptStatements {
+  constructor(evicts: boolean, capacity = KEPT_PER_CONNECTION) {
+    super(evicts, capacity)
   }
 }
 
