@@ -43,7 +43,7 @@ module.exports = {
       testPathIgnorePatterns: ['/node_modules/', ...UNIT_SPECS],
       // Probes the database servers once; it only runs when a spec of this project does.
       globalSetup: '<rootDir>/spec/support/global-setup.ts',
-      setupFiles: ['<rootDir>/spec/support/check-plans.ts'],
+      setupFiles: ['<rootDir>/spec/support/check-caches.ts'],
     },
   ],
 }

@@ -12,7 +12,8 @@ import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
 import { compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
-import { keyList, PLANS_KEPT, Shape, StatementPlans } from './statement-plans'
+import { Shape } from '../query/query-shape'
+import { keyList, PLANS_KEPT, StatementPlans } from './statement-plans'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -208,7 +209,7 @@ export class ItemLoader {
     // A search or a cursor binds values outside the filter's comparisons: such statements are compiled each time.
     const kept = selection.search === null && !selection.after
     const shape = kept
-      ? new Shape('items').schema(collection).text(keyed).columns(fields).filter(selection.filter).sort(selection.sort)
+      ? new Shape('items').schema(collection).word(String(keyed)).columns(fields).filter(selection.filter).sort(selection.sort)
       : null
     const rows = await this.plans.select(db, shape, page, () => {
       const joins = this.countJoins(collection)

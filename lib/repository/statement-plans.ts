@@ -9,17 +9,14 @@
 // its text checked against the kept one: a different text compiles the statement afresh. A statement with a
 // value bound anywhere else (a search, a cursor's keys) is not kept at all.
 import type { Knex } from 'knex'
-import type { FilterNode } from '../query/filter-node'
-import type { FieldNode, FunctionOperand, SortNode } from '../query/query'
+import type { ComparisonNode, Shape } from '../query/query-shape'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from './dialects'
-import { StatementCache } from './statement-cache'
+import { checkingCaches } from '../cache-checks'
+import { LruMap } from '../lru-map'
 
 type Row = Record<string, unknown>
 type Db = Knex | Knex.Transaction
-
-/** A comparison: the nodes whose values a statement binds. */
-export type ComparisonNode = Extract<FilterNode, { kind: 'comparison' | 'function' }>
 
 /** Most shapes one loader keeps: a router's request shapes, each with its relations' statements. */
 export const PLANS_KEPT = 512
@@ -50,117 +47,6 @@ interface Plan {
   readonly sql: string
   readonly bindings: readonly Slot[]
   readonly calls: readonly Call[]
-}
-
-/** A shape written out as text (the cache key), with the comparisons in the order they were written. */
-export class Shape {
-  private readonly parts: string[] = []
-  readonly comparisons: ComparisonNode[] = []
-  /** Nodes already written: a node met again writes a back-reference, since identity can matter (CountJoins). */
-  private readonly written = new Map<object, number>()
-  private readonly comparisonIndex = new Map<ComparisonNode, number>()
-
-  constructor(kind: string) {
-    this.parts.push(kind)
-  }
-
-  get key(): string {
-    return this.parts.join(',')
-  }
-
-  /** The index of `node` among the comparisons, or -1 when the shape does not hold it. */
-  indexOf(node: ComparisonNode): number {
-    return this.comparisonIndex.get(node) ?? -1
-  }
-
-  text(value: string | number | boolean | null): this {
-    this.parts.push(JSON.stringify(value))
-    return this
-  }
-
-  /** A schema object (a collection, a field), by identity: one router's schema never changes. */
-  schema(object: object): this {
-    this.parts.push(`#${identity(object)}`)
-    return this
-  }
-
-  /** Whether `object` was written before; if so, writes the back-reference. */
-  private again(object: object): boolean {
-    const first = this.written.get(object)
-    if (first !== undefined) this.parts.push(`@${first}`)
-    else this.written.set(object, this.written.size)
-    return first !== undefined
-  }
-
-  filter(node: FilterNode | null): this {
-    if (node === null) return this.text(null)
-    if (this.again(node)) return this
-    switch (node.kind) {
-      case 'and':
-      case 'or':
-        this.parts.push(`${node.kind}(`)
-        node.children.forEach((child) => this.filter(child))
-        this.parts.push(')')
-        return this
-      case 'comparison':
-        this.comparison(node)
-        return this.text('comparison').schema(node.field).text(node.operator)
-      case 'function':
-        this.comparison(node)
-        return this.text('function').operand(node.operand).text(node.operator)
-      case 'm2o':
-        return this.text('m2o').schema(node.field).schema(node.related).filter(node.filter)
-      case 'o2m':
-        return this.text('o2m')
-          .text(node.quantifier)
-          .schema(node.parentKey)
-          .schema(node.related)
-          .schema(node.foreignKey)
-          .filter(node.filter)
-      default: {
-        const unreachable: never = node
-        throw new Error(`Unhandled filter node ${JSON.stringify(unreachable)}`)
-      }
-    }
-  }
-
-  private comparison(node: ComparisonNode): void {
-    this.comparisonIndex.set(node, this.comparisons.length)
-    this.comparisons.push(node)
-  }
-
-  operand(operand: FunctionOperand): this {
-    if (operand.kind === 'datePart') return this.text(operand.part).schema(operand.field)
-    return this.text('count').schema(operand.related).schema(operand.foreignKey).schema(operand.parentKey).filter(operand.scope)
-  }
-
-  /** What `fields` adds to a statement's columns: fields and many-to-one keys, and computed values by output name. */
-  columns(fields: readonly FieldNode[]): this {
-    for (const node of fields) {
-      if (node.kind === 'field' || node.kind === 'm2o') this.text(node.kind).schema(node.field)
-      else if (node.kind === 'function') this.text('function').text(node.output).operand(node.operand)
-    }
-    return this.text('end')
-  }
-
-  sort(nodes: readonly SortNode[]): this {
-    for (const node of nodes) {
-      this.text('sort').schema(node.field).text(node.direction)
-      for (const hop of node.path) this.schema(hop.field).schema(hop.related).filter(hop.scope)
-      if (node.operand) this.operand(node.operand)
-      this.text('end')
-    }
-    return this.text('end')
-  }
-}
-
-const identities = new WeakMap<object, number>()
-let nextIdentity = 0
-
-function identity(object: object): number {
-  let id = identities.get(object)
-  if (id === undefined) identities.set(object, (id = nextIdentity++))
-  return id
 }
 
 /** The compile in progress, while one runs (compiling is synchronous): where comparison fragments get their slots. */
@@ -205,14 +91,6 @@ export function keyList<T>(keys: readonly T[]): readonly T[] {
 
 const placeholders = (sql: string): number => sql.split('?').length - 1
 
-/** Whether every kept statement is checked against a fresh compile (the specs turn this on). */
-let checking = false
-
-/** For the specs: every request of a kept shape also compiles its statement afresh, and a difference throws. */
-export function checkEveryPlan(on: boolean): void {
-  checking = on
-}
-
 /** A page's LIMIT and OFFSET, bound after the statement's own values; null: no LIMIT. */
 export interface Page {
   readonly limit: number | null
@@ -220,7 +98,7 @@ export interface Page {
 }
 
 export class StatementPlans {
-  private readonly plans: StatementCache
+  private readonly plans: LruMap<Plan | null>
 
   constructor(
     private readonly rowsOf: (result: unknown) => Row[],
@@ -228,7 +106,7 @@ export class StatementPlans {
     /** Off when the host's knex post-processes results, which would see raw results where it expects rows. */
     private readonly enabled = true,
   ) {
-    this.plans = new StatementCache(true, capacity)
+    this.plans = new LruMap(true, capacity)
   }
 
   /**
@@ -240,13 +118,13 @@ export class StatementPlans {
     if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return paged(compile(), page)
     const key = `${shape.key},${keys.length},${page.limit === null},${page.offset > 0}`
     const values: Values = { page: [page.limit, page.offset], keys }
-    let plan = this.plans.get(key) as Plan | null | undefined
+    let plan = this.plans.get(key)
     let bindings = plan ? bind(plan, shape, values) : null
     if (plan === undefined || (plan !== null && bindings === null)) {
       plan = record(shape, page, compile)
       this.plans.keep(key, plan)
       bindings = plan && bind(plan, shape, values)
-    } else if (plan !== null && checking) check(plan, bindings!, shape, page, compile)
+    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile)
     if (plan === null || bindings === null) return paged(compile(), page)
     return this.rowsOf(await db.raw(plan.sql, bindings as Knex.RawBinding[]))
   }
@@ -300,7 +178,7 @@ function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
   )
 }
 
-/** Throws when the kept plan does not give what a fresh compile gives (see checkEveryPlan). */
+/** Throws when the kept plan does not give what a fresh compile gives (see checkCaches). */
 function check(plan: Plan, bindings: readonly unknown[], shape: Shape, page: Page, compile: () => Knex.QueryBuilder): void {
   const fresh = paged(compile(), page) as unknown as Knex.QueryBuilder
   const expected = fresh.toSQL()

@@ -1,12 +1,14 @@
 // Read statements are compiled once per shape: later requests of the shape bind their own values into the kept
 // SQL without building a query, a value that changes the SQL text compiles afresh, a statement that binds a
 // value outside its comparisons is never kept, and the kept plans stay bounded. The whole suite also runs with
-// checkEveryPlan on (spec/support/check-plans.ts); the last specs here show that check can fail.
+// checkCaches on (spec/support/check-caches.ts); the last specs here show that check can fail.
 import type { Express } from 'express'
 import type { Knex } from 'knex'
 import request from 'supertest'
 import { dialectOf } from '../../lib/repository/dialects'
-import { checkEveryPlan, Shape, StatementPlans } from '../../lib/repository/statement-plans'
+import { checkCaches } from '../../lib/cache-checks'
+import { Shape } from '../../lib/query/query-shape'
+import { StatementPlans } from '../../lib/repository/statement-plans'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 
@@ -71,14 +73,14 @@ forEachDialect((ctx) => {
     it('runs a kept shape without building a query: the second one-item read creates no query builder', async () => {
       await request(app).get('/api/items/articles/1').expect(200)
       const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
-      checkEveryPlan(false)
+      checkCaches(false)
       try {
         const { result, sql } = await ctx.countQueries(() => request(app).get('/api/items/articles/2'))
         expect(result.status).toBe(200)
         expect(sql).toHaveLength(3)
         expect(builders).not.toHaveBeenCalled()
       } finally {
-        checkEveryPlan(true)
+        checkCaches(true)
         builders.mockRestore()
       }
     })
@@ -88,7 +90,7 @@ forEachDialect((ctx) => {
       const plansOf = (capacity?: number): StatementPlans => new StatementPlans((result) => dialectOf(ctx.knex).rawRows(result), capacity)
 
       it('compiles a shape once and keeps at most its capacity of shapes', async () => {
-        checkEveryPlan(false)
+        checkCaches(false)
         try {
           const plans = plansOf(2)
           const compile = jest.fn(() => ctx.knex('articles').select('id').orderBy('id'))
@@ -103,7 +105,7 @@ forEachDialect((ctx) => {
           await run('a')
           expect(compile).toHaveBeenCalledTimes(4)
         } finally {
-          checkEveryPlan(true)
+          checkCaches(true)
         }
       })
 
@@ -117,7 +119,7 @@ forEachDialect((ctx) => {
         expect(compile).toHaveBeenCalledTimes(4)
       })
 
-      it('throws, with checkEveryPlan on, when a kept plan differs from a fresh compile', async () => {
+      it('throws, with checkCaches on, when a kept plan differs from a fresh compile', async () => {
         const plans = plansOf()
         let column = 'id'
         const compile = (): Knex.QueryBuilder => ctx.knex('articles').select(column).orderBy('id')

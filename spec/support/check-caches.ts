@@ -1,5 +1,5 @@
-// Every spec request of a kept statement shape is also compiled afresh, and a kept plan that gives other SQL or
-// other values fails the request: the whole suite checks the plan cache's shapes (lib/repository/statement-plans.ts).
-import { checkEveryPlan } from '../../lib/repository/statement-plans'
+// Every spec request that hits one of the router's caches (a kept statement plan, a parsed query) also computes
+// the entry afresh, and a difference fails the request: the whole suite checks the caches' keys.
+import { checkCaches } from '../../lib/cache-checks'
 
-checkEveryPlan(true)
+checkCaches(true)
