@@ -30,6 +30,7 @@ import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf, type Dialect } from './repository/dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
+import { ParsedQueries } from './query/query-cache'
 import { ItemsRepository } from './repository/items-repository'
 import { ReadRouting } from './repository/read-routing'
 import { mapFault } from './repository/map-db-error'
@@ -146,6 +147,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     lifecycle,
     context: config.context,
     logger: config.logger,
+    queries: new ParsedQueries(),
     idempotency: new IdempotencyStore(
       config.knex,
       config.idempotencyTable,

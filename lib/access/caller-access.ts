@@ -8,6 +8,7 @@ import { ABSENT, callerVariables, isVariable, type Variables } from '../query/va
 import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
 import { NO_ROWS } from '../query/filter-node'
+import { Shape } from '../query/query-shape'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
 import { checkDecision, type Action } from './access-config'
 
@@ -98,6 +99,25 @@ export class CallerAccess {
   ) {
     this.view = this.readView()
   }
+
+  /**
+   * The caller's view as text: the fields and rows they may read in each collection the request can reach,
+   * values included. Two callers with one signature see the same (see query/query-cache.ts).
+   */
+  get signature(): string {
+    if (this.signatureText === undefined) {
+      const shape = new Shape('view', true)
+      for (const [collection, grant] of this.grants) {
+        shape.schema(collection)
+        if (grant == null) shape.word('none')
+        else shape.text(grant.fields === null ? '*' : JSON.stringify([...grant.fields].sort())).filter(grant.scope)
+      }
+      this.signatureText = shape.key
+    }
+    return this.signatureText
+  }
+
+  private signatureText: string | undefined
 
   /** The caller's `$CURRENT_USER` and friends, for the filters of the request. */
   get variables(): Variables {

@@ -6,6 +6,7 @@ import { ForbiddenError } from '../errors'
 import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
 import type { Query, Selection } from '../query/query'
 import { readQueryBody } from '../query/read-query-body'
+import { queryKey } from '../query/query-cache'
 import { readQueryString, type RawQuery } from '../query/read-query-string'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
@@ -75,7 +76,12 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, meta)
     return parseQuery(hooked as RawQuery, collection, parser)
   }
-  const query = (): Promise<Query> => (parsed ??= parse())
+  // A beforeRead hook may answer each caller differently, and a SEARCH reads its query from the body.
+  const kept = (): string | null =>
+    req.method === 'SEARCH' || services.lifecycle.has(collection, 'beforeRead')
+      ? null
+      : queryKey(collection, () => access.signature, req.originalUrl ?? req.url)
+  const query = (): Promise<Query> => (parsed ??= services.queries.parse(kept(), parse))
   const writer = writerFor(services, collection, access, query)
   return {
     collection,

@@ -3,6 +3,7 @@ import type { Request } from 'express'
 import type { Knex } from 'knex'
 import type { AccessSetup } from '../access/caller-access'
 import type { ParserOptions } from '../query/parse-query'
+import type { ParsedQueries } from '../query/query-cache'
 import type { QueryStringLimits } from '../query/read-query-string'
 import type { IdempotencyStore } from '../repository/idempotency-store'
 import type { ItemsRepository } from '../repository/items-repository'
@@ -29,6 +30,8 @@ export interface Services {
   readonly lifecycle: Lifecycle
   readonly context: (req: Request) => ItemsContext | Promise<ItemsContext>
   readonly logger: Logger
+  /** Parsed queries by caller view and query string (see query-cache.ts). */
+  readonly queries: ParsedQueries
   readonly idempotency: IdempotencyStore
 }
 
