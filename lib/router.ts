@@ -184,8 +184,14 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   // A SQLite reader registers the router's functions and keeps its statements on its own threads.
   const inProcess = instances.filter((knex) => !isSqliteReader(knex))
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
+  // A passed check stays passed, so once every one has, requests go on without waiting for a promise.
+  let ready = false
   router.use(['/items', '/versions'], (_req, _res, next) => {
-    Promise.all(checks.map((ready) => ready())).then(() => next(), next)
+    if (ready) return next()
+    Promise.all(checks.map((check) => check())).then(() => {
+      ready = true
+      next()
+    }, next)
   })
   router.use('/items', json)
   router.use('/versions', json)
