@@ -3,7 +3,7 @@
 // among parsed queries, see query-cache.ts). Schema objects are written by identity, since one router's schema
 // never changes.
 import type { FilterNode } from './filter-node'
-import type { FieldNode, FunctionOperand, SortNode } from './query'
+import type { AggregateQuery, FieldNode, FunctionOperand, GroupNode, SortNode } from './query'
 
 /** A comparison: the nodes whose values a statement binds. */
 export type ComparisonNode = Extract<FilterNode, { kind: 'comparison' | 'function' }>
@@ -107,6 +107,25 @@ export class Shape {
     for (const node of fields) {
       if (node.kind === 'field' || node.kind === 'm2o') this.word(node.kind).schema(node.field)
       else if (node.kind === 'function') this.word('function').text(node.output).operand(node.operand)
+    }
+    return this.word('end')
+  }
+
+  /** What a grouped statement reads: its groups, its aggregates, and its order (an aggregate's by its place). */
+  aggregate(query: AggregateQuery): this {
+    const group = (node: GroupNode): this => (node.operand ? this.operand(node.operand) : this.word('field').schema(node.field))
+    for (const node of query.groupBy) group(node)
+    this.word('aggregates')
+    for (const node of query.aggregates) {
+      this.word(node.fn)
+      if (node.field === null) this.word('*')
+      else this.schema(node.field)
+    }
+    this.word('order')
+    for (const { target, direction } of query.sort) {
+      this.word(direction)
+      if (target.kind === 'group') group(target.group)
+      else this.word(String(query.aggregates.indexOf(target.aggregate)))
     }
     return this.word('end')
   }

@@ -1,6 +1,6 @@
-// Compiles and runs an AggregateQuery: one GROUP BY statement, values decoded to the same JSON everywhere.
+// Compiles an AggregateQuery into one GROUP BY statement, and decodes its rows to the same JSON everywhere.
 import type { Knex } from 'knex'
-import type { AggregateNode, AggregateQuery, GroupNode, Selection } from '../query/query'
+import type { AggregateNode, AggregateQuery, GroupNode } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
@@ -90,15 +90,14 @@ function place(item: Item, node: AggregateNode, value: unknown): void {
   bucket[node.field.name] = value
 }
 
-/** Adds the grouping, aggregates, order and window to `qb` (already filtered), runs it and decodes the rows. */
-export async function aggregateItems(
+/** Adds the grouping, the aggregates and their order to `qb` (already filtered); the caller adds the window. */
+export function aggregateStatement(
   knex: Knex,
   qb: Knex.QueryBuilder,
   collection: Collection,
   aggregate: AggregateQuery,
-  selection: Pick<Selection, 'limit' | 'offset'>,
   dialect: Dialect,
-): Promise<Item[]> {
+): Knex.QueryBuilder {
   const table = collection.table
   const selects = [
     ...aggregate.groupBy.map((group, index) => ({ ...groupSelect(group, table, dialect), alias: groupAlias(index) })),
@@ -117,9 +116,11 @@ export async function aggregateItems(
         : dialect.orderBy({ sql: '??', bindings: [aggregateAlias(aggregate.aggregates.indexOf(target.aggregate))] }, direction, false)
     qb.orderByRaw(term.sql, term.bindings)
   }
-  if (selection.limit !== null) qb.limit(selection.limit)
-  if (selection.offset > 0) qb.offset(selection.offset)
-  const rows: Record<string, unknown>[] = selection.limit === 0 ? [] : await qb
+  return qb
+}
+
+/** The rows of an `aggregateStatement` as items: each group's keys and aggregates in the API's JSON. */
+export function aggregatedItems(rows: readonly Record<string, unknown>[], aggregate: AggregateQuery, dialect: Dialect): Item[] {
   return rows.map((row) => {
     const item: Item = {}
     aggregate.groupBy.forEach((group, index) => {

@@ -3,7 +3,7 @@
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
-import { aggregateItems } from './aggregate-items'
+import { aggregatedItems, aggregateStatement } from './aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch } from './compile-filter'
@@ -152,12 +152,17 @@ export class ItemLoader {
   }
 
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
-  aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
-    const qb = db(collection.table)
-    const joins = this.countJoins(collection)
-    this.where(qb, collection, query, joins)
-    joins.applyTo(qb)
-    return aggregateItems(this.knex, qb, collection, query.aggregate, query, this.dialect)
+  async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
+    if (query.limit === 0) return []
+    const shape = query.search === null ? new Shape('aggregate').schema(collection).filter(query.filter).aggregate(query.aggregate) : null
+    const rows = await this.plans.select(db, shape, { limit: query.limit, offset: query.offset }, () => {
+      const qb = db(collection.table)
+      const joins = this.countJoins(collection)
+      this.where(qb, collection, query, joins)
+      joins.applyTo(qb)
+      return aggregateStatement(this.knex, qb, collection, query.aggregate, this.dialect)
+    })
+    return aggregatedItems(rows, query.aggregate, this.dialect)
   }
 
   /** Adds the selection's filter and search to `qb`; its counts go to `joins`, which the caller applies. */

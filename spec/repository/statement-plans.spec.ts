@@ -85,6 +85,34 @@ forEachDialect((ctx) => {
       }
     })
 
+    it('keeps grouped aggregates too: each request counts its own rows, and a kept one builds no query', async () => {
+      const url = (rating: number): string =>
+        `/api/items/articles?aggregate[count]=*&groupBy[]=status&filter[rating][_eq]=${rating}&sort=status`
+      const counted = async (rating: number): Promise<Row[]> =>
+        (
+          (await ctx
+            .knex('articles')
+            .select('status')
+            .count({ count: '*' })
+            .where('rating', rating)
+            .groupBy('status')
+            .orderBy('status')) as Row[]
+        ).map((row) => ({ status: row.status, count: Number(row.count) }))
+      for (const rating of [3, 4]) {
+        expect((await request(app).get(url(rating)).expect(200)).body).toEqual({ data: await counted(rating) })
+      }
+      const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
+      checkCaches(false)
+      try {
+        expect((await request(app).get(url(1)).expect(200)).body).toEqual({ data: await counted(1) })
+        // The spy saw the expectation's own query only.
+        expect(builders).toHaveBeenCalledTimes(1)
+      } finally {
+        checkCaches(true)
+        builders.mockRestore()
+      }
+    })
+
     describe('StatementPlans', () => {
       const page = { limit: 3, offset: 0 }
       const plansOf = (capacity?: number): StatementPlans => new StatementPlans((result) => dialectOf(ctx.knex).rawRows(result), capacity)
