@@ -231,11 +231,13 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const rows: Row[] = []
   // Warm both sides before the heap's baseline: JIT, the router's caches, and the pool, which opens as many
   // connections as the timed runs' concurrency needs only under that concurrency (each a driver's buffers and
-  // caches: on MySQL about 7 MiB for the pool, whatever the number of rounds).
+  // caches: on MySQL about 7 MiB for the pool, whatever the number of rounds). Reads only: warming the writes
+  // under load would grow the tables that the reads are then timed on.
   for (const pair of PAIRS) {
     await checkSameAnswer(base, pair)
+    if (pair.method !== 'GET') continue
     for (const url of [`${base}/api${pair.router}`, `${base}/hand${pair.hand}`]) {
-      await load.run({ url, method: pair.method, body: pair.body, ms: WARM_MS, concurrency: pair.concurrency ?? CONCURRENCY })
+      await load.run({ url, method: pair.method, ms: WARM_MS, concurrency: pair.concurrency ?? CONCURRENCY })
     }
   }
   global.gc?.()
