@@ -1,6 +1,6 @@
 // Compiles each read statement's shape once. A shape is everything that decides a statement's SQL text: the
-// table, the columns, the filter's tree with its fields and operators, the sort, whether there is a limit and an
-// offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
+// table, the columns, the filter's tree with its fields and operators, the sort, the groups and aggregates,
+// whether there is a limit and an offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
 // and later ones bind their own values into it, past the query builder.
 //
 // Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
@@ -14,9 +14,9 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from './dialects'
 import { checkingCaches } from '../cache-checks'
 import { LruMap } from '../lru-map'
+import type { Db } from './item-loader'
 
 type Row = Record<string, unknown>
-type Db = Knex | Knex.Transaction
 
 /** Most shapes one loader keeps: a router's request shapes, each with its relations' statements. */
 export const PLANS_KEPT = 512
