@@ -1,6 +1,7 @@
 // The load generator of `npm run bench`, in a child process of its own so that the server's CPU time per request
 // (process.cpuUsage in the parent) holds the server's work only. Answers each `{ url, method, body, ms,
-// concurrency }` message with how many requests completed and their median latency.
+// concurrency }` message with how many requests completed and their median latency. A `{n}` in the URL becomes
+// a number new to each request, so that no two requests send the same URL.
 export interface LoadOrder {
   readonly url: string
   readonly method: string
@@ -16,15 +17,20 @@ export interface LoadReport {
   readonly failed: number
 }
 
+/** Requests sent by this process, for the URLs' `{n}`: runs never repeat a number. */
+let sent = 0
+
 async function run(order: LoadOrder): Promise<LoadReport> {
   const headers: Record<string, string> = order.body === undefined ? {} : { 'content-type': 'application/json' }
   const latencies: number[] = []
   let failed = 0
   const end = performance.now() + order.ms
+  const [head, tail] = order.url.split('{n}')
+  const url = (): string => (tail === undefined ? order.url : `${head}${sent++}${tail}`)
   const worker = async (): Promise<void> => {
     while (performance.now() < end) {
       const start = performance.now()
-      const response = await fetch(order.url, { method: order.method, headers, body: order.body })
+      const response = await fetch(url(), { method: order.method, headers, body: order.body })
       await response.arrayBuffer()
       if (!response.ok) failed += 1
       latencies.push(performance.now() - start)
