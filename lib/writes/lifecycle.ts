@@ -72,7 +72,7 @@ export class Lifecycle {
   ): Promise<ValueOf<N>> {
     const hook = this.hooks.get(collection)?.[name] as ((value: ValueOf<N>, meta: HookMeta) => unknown) | undefined
     if (!hook) return value
-    const changed = await this.bounded(collection, name, (signal) => hook(value, { ...meta, signal } as HookMeta))
+    const changed = await this.bounded(collection, name, true, (signal) => hook(value, { ...meta, signal } as HookMeta))
     return changed === undefined ? value : (changed as ValueOf<N>)
   }
 
@@ -80,7 +80,7 @@ export class Lifecycle {
   async after(collection: Collection, event: ItemsEvent): Promise<void> {
     const hook = this.hooks.get(collection)?.[AFTER[event.action]]
     try {
-      if (hook) await this.bounded(collection, AFTER[event.action], (signal) => hook(event, { signal }))
+      if (hook) await this.bounded(collection, AFTER[event.action], false, (signal) => hook(event, { signal }))
     } catch (error) {
       this.logger.error(`express-items-router: the ${AFTER[event.action]} hook of "${collection.name}" failed`, error)
     }
@@ -104,11 +104,18 @@ export class Lifecycle {
   }
 
   /**
-   * Runs a hook until it settles or its time is up. On timeout its signal aborts, and so does the request's
-   * (which cancels the request's running statements, so a write's rollback does not queue behind them), and
-   * this throws 504 `HOOK_TIMEOUT`. The hook itself cannot be stopped; the router only stops waiting for it.
+   * Runs a hook until it settles or its time is up. On timeout its signal aborts, and this throws 504
+   * `HOOK_TIMEOUT`. With `endsRequest` (a before hook, inside the write's transaction) the request's signal aborts
+   * too, which cancels the request's running statements, so the rollback does not queue behind them. An after hook
+   * runs after commit, and the request still has its answer to read: cancelling its statements then would cut
+   * that read short. The hook itself cannot be stopped; the router only stops waiting for it.
    */
-  private async bounded<T>(collection: Collection, name: keyof Hooks, run: (signal: AbortSignal) => T): Promise<Awaited<T>> {
+  private async bounded<T>(
+    collection: Collection,
+    name: keyof Hooks,
+    endsRequest: boolean,
+    run: (signal: AbortSignal) => T,
+  ): Promise<Awaited<T>> {
     const request = currentRequest()
     const controller = new AbortController()
     const forward = (): void => controller.abort(request?.signal.reason)
@@ -124,7 +131,7 @@ export class Lifecycle {
           { collection: collection.name, hook: name },
         )
         controller.abort(error)
-        request?.abort(error)
+        if (endsRequest) request?.abort(error)
         reject(error)
       }, this.hookTimeout)
     })
