@@ -70,6 +70,19 @@ forEachDialect((ctx) => {
       expect(names(asciiAgain)).toEqual(['Kai Müller'])
     })
 
+    it('never takes a search or a cursor page for the same shape without it', async () => {
+      const list = '/api/items/authors?fields=id,name&sort=id&limit=3'
+      await request(app).get(list).expect(200)
+      const names = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.name)
+      expect(names(await request(app).get(`${list}&search=volk`).expect(200))).toEqual(['Dmitri Volkov'])
+      const first = await request(app).get(`${list}&meta=next_cursor`).expect(200)
+      const cursor = (first.body as { meta: { next_cursor: string } }).meta.next_cursor
+      const next = await request(app)
+        .get(`${list}&cursor=${encodeURIComponent(cursor)}`)
+        .expect(200)
+      expect(ids(next)).toEqual([4, 5, 6])
+    })
+
     it('runs a kept shape without building a query: the second one-item read creates no query builder', async () => {
       await request(app).get('/api/items/articles/1').expect(200)
       const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
