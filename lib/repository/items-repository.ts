@@ -50,8 +50,27 @@ export type ReturningColumns = (string | Knex.Raw)[]
 /** A written row as RETURNING answered it, for `shapeReturned`. */
 export type ReturnedRow = Record<string, unknown>
 
+/** What `create` wrote: the keys in order, and the rows as written when it was asked to return them. */
+export interface Created {
+  readonly keys: PrimaryKey[]
+  readonly rows: ReturnedRow[] | null
+}
+
+/** One inserted item: its key, and its row when the INSERT returned it. */
+interface Inserted {
+  readonly key: PrimaryKey
+  readonly row?: ReturnedRow
+}
+
 /** How the keys of a multi-row INSERT are learnt: RETURNING, or counted from the first (see Dialect.insertKeyStep). */
 type BatchKeys = 'returning' | { readonly step: number }
+
+/** Whether two payloads set the same fields (in any order: knex lines a multi-row INSERT's columns up by name). */
+function sameFields(a: Payload, b: Payload): boolean {
+  if (a.size !== b.size) return false
+  for (const field of b.keys()) if (!a.has(field)) return false
+  return true
+}
 
 /** Whether a filter compares the row's own columns only: no relation, no function, so an UPDATE can hold it. */
 const onRowOnly = (node: FilterNode): boolean =>
@@ -201,23 +220,37 @@ export class ItemsRepository {
   }
 
   /**
-   * Creates the items in order; answers their primary keys. `visible` gives the rows of each collection the
-   * writer may reference (see `checkReferences`).
+   * Creates the items in order; answers their primary keys, and with `returning` (see `returningColumns`) the
+   * rows as written. `visible` gives the rows of each collection the writer may reference (see
+   * `checkReferences`).
    */
-  async create(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf = everyRow): Promise<PrimaryKey[]> {
+  async create(
+    trx: Db,
+    collection: Collection,
+    payloads: readonly Payload[],
+    visible: ScopeOf = everyRow,
+    returning: ReturningColumns | null = null,
+  ): Promise<Created> {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
+    const rows: ReturnedRow[] = []
     const batchKeys = payloads.length > 1 ? await this.batchKeys(trx) : null
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
-      if (run.length === 1 || batchKeys === null) keys.push(await this.insert(trx, collection, run[0]!))
-      else for (const key of await this.insertMany(trx, collection, run, batchKeys)) keys.push(key)
+      const inserted =
+        run.length === 1 || batchKeys === null
+          ? [await this.insert(trx, collection, run[0]!, returning)]
+          : await this.insertMany(trx, collection, run, batchKeys, returning)
+      for (const { key, row } of inserted) {
+        keys.push(key)
+        if (row !== undefined) rows.push(row)
+      }
     }
     const pk = collection.primaryKey
     if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
       await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
     }
-    return keys
+    return { keys, rows: returning !== null && rows.length === keys.length ? rows : null }
   }
 
   /** Applies each set's payload to its keys (checked beforehand with `checkKeys`). */
@@ -280,22 +313,8 @@ export class ItemsRepository {
   }
 
   /**
-   * Inserts one item whose write is one statement (see `writesInOneStatement`), answering its key and its row
-   * as `returning` reads it.
-   */
-  async createReturning(
-    db: Db,
-    collection: Collection,
-    payload: Payload,
-    returning: ReturningColumns,
-  ): Promise<{ key: PrimaryKey; row: ReturnedRow }> {
-    const pk = collection.primaryKey
-    const [row] = (await db(collection.table).insert(this.insertRow(collection, payload).row).returning(returning)) as ReturnedRow[]
-    return { key: fromStorage(pk, row![pk.name], this.dialect) as PrimaryKey, row: row! }
-  }
-
-  /**
-   * The columns a one-item write returns so that it answers with its own row instead of reading it back: on
+   * The columns a create or a one-item update returns so that it answers with its own rows instead of reading
+   * them back: on
    * databases with RETURNING, when every field of `fields` can be read from the row (see ItemLoader).
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null {
@@ -480,17 +499,16 @@ export class ItemsRepository {
     const most = this.dialect.multiRowInsert
     if (most === null || !multiRow || !pk.autoIncrement) return payloads.map((payload) => [payload])
     const runs: Payload[][] = []
-    let shape: string | null = null
+    // The payload that set the fields of the last run; null when that run must stay alone.
+    let shape: Payload | null = null
     for (const payload of payloads) {
-      const fields = [...payload.keys()]
       // An empty payload is all defaults, which a multi-row INSERT cannot spell.
-      const alone = fields.length === 0 || payload.get(pk) != null
-      const next = alone ? null : fields.map((field) => field.column).join('\u0000')
+      const alone = payload.size === 0 || payload.get(pk) != null
       const last = runs[runs.length - 1]
-      const room = Math.min(most, Math.floor(this.dialect.maxParameters / Math.max(1, fields.length)))
-      if (next !== null && last !== undefined && next === shape && last.length < room) last.push(payload)
+      const room = Math.min(most, Math.floor(this.dialect.maxParameters / Math.max(1, payload.size)))
+      if (!alone && shape !== null && last !== undefined && sameFields(shape, payload) && last.length < room) last.push(payload)
       else runs.push([payload])
-      shape = next
+      shape = alone ? null : payload
     }
     return runs
   }
@@ -506,8 +524,17 @@ export class ItemsRepository {
     return step === null ? null : { step }
   }
 
-  /** Writes payloads with the same fields and database-assigned keys in one INSERT; answers their keys in order. */
-  private async insertMany(trx: Db, collection: Collection, payloads: readonly Payload[], batchKeys: BatchKeys): Promise<PrimaryKey[]> {
+  /**
+   * Writes payloads with the same fields and database-assigned keys in one INSERT; answers their keys in order,
+   * with their rows when the keys come through RETURNING and `returning` is given.
+   */
+  private async insertMany(
+    trx: Db,
+    collection: Collection,
+    payloads: readonly Payload[],
+    batchKeys: BatchKeys,
+    returning: ReturningColumns | null,
+  ): Promise<Inserted[]> {
     const pk = collection.primaryKey
     const insert = trx(collection.table).insert(payloads.map((payload) => this.toRow(payload)))
     if (batchKeys !== 'returning') {
@@ -515,12 +542,17 @@ export class ItemsRepository {
       // BigInt: a bigInteger key may pass 2^53, as its driver value is then a digit string.
       return payloads.map((_, index) => {
         const key = BigInt(first!) + BigInt(index * batchKeys.step)
-        return fromStorage(pk, Number.isSafeInteger(Number(key)) ? Number(key) : String(key), this.dialect) as PrimaryKey
+        return { key: fromStorage(pk, Number.isSafeInteger(Number(key)) ? Number(key) : String(key), this.dialect) as PrimaryKey }
       })
     }
-    const created = (await insert.returning(pk.column)) as Record<string, unknown>[]
-    const keys = created.map((row) => fromStorage(pk, row[pk.column], this.dialect) as number)
-    return keys.sort((a, b) => Number(a) - Number(b))
+    // `returning` reads the key under the field's name, as every read does; without it, the bare column.
+    const keyName = returning === null ? pk.column : pk.name
+    const created = (await insert.returning(returning ?? pk.column)) as ReturnedRow[]
+    const inserted = created.map((row) => ({
+      key: fromStorage(pk, row[keyName], this.dialect) as number,
+      row: returning === null ? undefined : row,
+    }))
+    return inserted.sort((a, b) => Number(a.key) - Number(b.key))
   }
 
   /** The row to insert for `payload`, with a uuid key drawn here when it has none; its key when known before. */
@@ -535,20 +567,24 @@ export class ItemsRepository {
     return { row, key }
   }
 
-  private async insert(trx: Db, collection: Collection, payload: Payload): Promise<PrimaryKey> {
+  private async insert(trx: Db, collection: Collection, payload: Payload, returning: ReturningColumns | null): Promise<Inserted> {
     const pk = collection.primaryKey
     const { row, key } = this.insertRow(collection, payload)
     const insert = trx(collection.table).insert(row)
+    if (returning !== null) {
+      const [written] = (await insert.returning(returning)) as ReturnedRow[]
+      return { key: key ?? (fromStorage(pk, written![pk.name], this.dialect) as PrimaryKey), row: written! }
+    }
     if (key != null) {
       await insert
-      return key
+      return { key }
     }
     if (this.dialect.insertReturnsKeyWithReturning) {
       const [created] = await insert.returning(pk.column)
-      return fromStorage(pk, created[pk.column], this.dialect) as PrimaryKey
+      return { key: fromStorage(pk, created[pk.column], this.dialect) as PrimaryKey }
     }
     const [id] = await insert
-    return fromStorage(pk, id, this.dialect) as PrimaryKey
+    return { key: fromStorage(pk, id, this.dialect) as PrimaryKey }
   }
 
   private async updateKeys(trx: Db, collection: Collection, set: UpdateSet): Promise<void> {

@@ -185,7 +185,7 @@ export class VersionsService {
       rows.push(this.payload(values))
     }
     return this.write((trx) => this.repository.create(trx, this.collection, rows)).then(
-      (ids) => ids as number[],
+      ({ keys }) => keys as number[],
       (error: unknown) => {
         // A concurrent create of the same key passed the checks; the unique index caught it.
         throw error instanceof ItemsError && error.code === 'RECORD_NOT_UNIQUE' ? this.keyTaken(keys.join('", "')) : error

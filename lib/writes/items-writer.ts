@@ -9,7 +9,7 @@ import { isPlainObject } from '../is-plain-object'
 import type { FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
 import { keyId } from '../repository/item-loader'
-import type { ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
+import type { Created, ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
 import { managedValues } from './managed-values'
@@ -87,14 +87,21 @@ export interface WriteOptions {
   readonly written?: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
 }
 
-/** What a transaction wrote, for the after hook and events. */
+/** What a transaction wrote, for the after hook and events, and the rows it returned for the answer. */
 interface Written {
   readonly action: 'create' | 'update'
   readonly keys: PrimaryKey[]
-  readonly payloads: Item[]
+  /** Each key's payload (turned into items only when a hook or listener hears the write). */
+  readonly payloads: readonly Payload[]
+  readonly rows?: ReturnedRow[] | null
 }
 
-const created = (keys: PrimaryKey[], payloads: readonly Payload[]): Written => ({ action: 'create', keys, payloads: payloads.map(toItem) })
+const created = ({ keys, rows }: Created, payloads: readonly Payload[]): Written => ({
+  action: 'create',
+  keys,
+  payloads,
+  rows,
+})
 
 /** A write checked and ready: how it runs in its transaction, and its payloads when no before hook can change them. */
 interface PreparedWrite<Args extends unknown[]> {
@@ -108,7 +115,7 @@ export type AnswerRead = () => Promise<{ readonly fields: readonly FieldNode[]; 
 export class ItemsWriter {
   /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
   private readonly readonlyNames: ReadonlySet<string>
-  /** What the last one-statement write returned for its answer (see `returnedRows`). */
+  /** What the last create or one-statement update returned for its answer (see `returnedRows`). */
   private returned: { readonly keys: readonly PrimaryKey[]; readonly rows: ReturnedRow[] } | null = null
 
   constructor(
@@ -117,13 +124,13 @@ export class ItemsWriter {
     private readonly validator: PayloadValidator,
     private readonly lifecycle: Lifecycle,
     private readonly access: CallerAccess,
-    /** The answer's read; with it, a write that is one statement may answer its own row (see `returnedRows`). */
+    /** The answer's read; with it, a create or a one-statement update may answer its own rows (see `returnedRows`). */
     private readonly answer: AnswerRead | null = null,
   ) {
     this.readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
   }
 
-  /** The rows a one-statement write returned for these keys, once; null: read the items back. */
+  /** The rows the last write returned for these keys, once; null: read the items back. */
   returnedRows(keys: readonly PrimaryKey[]): ReturnedRow[] | null {
     const returned = this.returned
     this.returned = null
@@ -139,18 +146,16 @@ export class ItemsWriter {
     }
     const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
-    const returning = single ? await this.answerColumns('afterCreate') : null
+    const returning = await this.answerColumns('afterCreate')
     const written = single
-      ? await repository.oneStatement(collection, async (db) => {
-          if (returning === null) return created(await repository.create(db, collection, single, this.access.view.scope), single)
-          const { key, row } = await repository.createReturning(db, collection, single[0], returning)
-          this.returned = { keys: [key], rows: [row] }
-          return created([key], single)
-        })
+      ? await repository.oneStatement(collection, async (db) =>
+          created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
+        )
       : await repository.transaction(collection, async (trx) => {
           await options.guard?.(trx, [])
-          return this.finish(trx, await write.run(trx), options)
+          return this.finish(trx, await write.run(trx, returning), options)
         })
+    this.returned = written.rows ? { keys: written.keys, rows: written.rows } : null
     await this.after(written)
     return written.keys
   }
@@ -172,7 +177,7 @@ export class ItemsWriter {
       )
       if (row !== null) {
         if (returning !== null) this.returned = { keys: [key], rows: [row] }
-        const written: Written = { action: 'update', keys: [key], payloads: single.map(toItem) }
+        const written: Written = { action: 'update', keys: [key], payloads: single }
         await this.after(written)
         return written.keys
       }
@@ -250,7 +255,12 @@ export class ItemsWriter {
    * The create sequence inside a transaction: before hooks, validation, insert. Without a hook to change
    * them, payloads are checked here, before the transaction: a bad one costs no SQL.
    */
-  private prepareCreate(rule: WriteRule, inputs: readonly unknown[], batch: boolean, key?: Keying): PreparedWrite<[]> {
+  private prepareCreate(
+    rule: WriteRule,
+    inputs: readonly unknown[],
+    batch: boolean,
+    key?: Keying,
+  ): PreparedWrite<[returning?: ReturningColumns | null]> {
     const { collection, repository, lifecycle } = this
     this.assertWritable(
       rule,
@@ -263,11 +273,12 @@ export class ItemsWriter {
     return {
       // A singleton's fixed key is chosen inside its lock: never a write of its own.
       payloads: key ? null : early,
-      run: async (trx) => {
+      run: async (trx, returning = null) => {
         const payloads =
           early ??
           validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
-        return created(await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope), payloads)
+        const written = await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope, returning)
+        return created(written, payloads)
       },
     }
   }
@@ -294,7 +305,7 @@ export class ItemsWriter {
         return {
           action: 'update',
           keys: sets.flatMap((set) => set.keys),
-          payloads: sets.flatMap((set) => set.keys.map(() => toItem(set.payload))),
+          payloads: sets.flatMap((set) => set.keys.map(() => set.payload)),
         }
       },
     }
@@ -347,7 +358,13 @@ export class ItemsWriter {
 
   private async after({ action, keys, payloads }: Written): Promise<void> {
     const { collection } = this
-    await this.lifecycle.after(collection, { action, collection: collection.name, keys, payloads, context: this.access.context })
+    await this.lifecycle.after(collection, action, () => ({
+      action,
+      collection: collection.name,
+      keys,
+      payloads: payloads.map(toItem),
+      context: this.access.context,
+    }))
   }
 
   private async runDelete(resolve: (trx: Knex.Transaction) => Promise<PrimaryKey[]>): Promise<void> {
@@ -357,7 +374,13 @@ export class ItemsWriter {
       await repository.delete(trx, collection, keys)
       return keys
     })
-    await lifecycle.after(collection, { action: 'delete', collection: collection.name, keys, payloads: [], context: this.access.context })
+    await lifecycle.after(collection, 'delete', () => ({
+      action: 'delete',
+      collection: collection.name,
+      keys,
+      payloads: [],
+      context: this.access.context,
+    }))
   }
 
   private findKeys(trx: Knex.Transaction, selection: Selection, rule: WriteRule): Promise<PrimaryKey[]> {

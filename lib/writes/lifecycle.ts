@@ -76,15 +76,22 @@ export class Lifecycle {
     return changed === undefined ? value : (changed as ValueOf<N>)
   }
 
-  /** After commit: the after hook, then `items.<action>` and `<collection>.items.<action>`. Never throws. */
-  async after(collection: Collection, event: ItemsEvent): Promise<void> {
-    const hook = this.hooks.get(collection)?.[AFTER[event.action]]
+  /**
+   * After commit: the after hook, then `items.<action>` and `<collection>.items.<action>`. Never throws. The
+   * event is built only when a hook or a listener will see it: a large batch's payloads are not copied for
+   * nobody.
+   */
+  async after(collection: Collection, action: ItemsEvent['action'], describe: () => ItemsEvent): Promise<void> {
+    const hook = this.hooks.get(collection)?.[AFTER[action]]
+    const names = [`items.${action}`, `${collection.name}.items.${action}`]
+    if (hook === undefined && names.every((name) => this.events.listenerCount(name) === 0)) return
+    const event = describe()
     try {
-      if (hook) await this.bounded(collection, AFTER[event.action], false, (signal) => hook(event, { signal }))
+      if (hook) await this.bounded(collection, AFTER[action], false, (signal) => hook(event, { signal }))
     } catch (error) {
-      this.logger.error(`express-items-router: the ${AFTER[event.action]} hook of "${collection.name}" failed`, error)
+      this.logger.error(`express-items-router: the ${AFTER[action]} hook of "${collection.name}" failed`, error)
     }
-    for (const name of [`items.${event.action}`, `${collection.name}.items.${event.action}`]) this.emitIsolated(name, event)
+    for (const name of names) this.emitIsolated(name, event)
   }
 
   /**
