@@ -85,6 +85,8 @@ export class ItemsRepository {
 
   private readonly knex: Knex
   private readonly routing: ReadRouting
+  /** Whether the database answers an INSERT's rows, once asked (see `insertsReturnRows`). */
+  private insertReturning: Promise<boolean> | null = null
 
   /**
    * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
@@ -234,7 +236,7 @@ export class ItemsRepository {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
     const rows: ReturnedRow[] = []
-    const batchKeys = payloads.length > 1 ? await this.batchKeys(trx) : null
+    const batchKeys = payloads.length > 1 ? await this.batchKeys(trx, returning) : null
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
       const inserted =
@@ -314,11 +316,28 @@ export class ItemsRepository {
 
   /**
    * The columns a create or a one-item update returns so that it answers with its own rows instead of reading
-   * them back: on
-   * databases with RETURNING, when every field of `fields` can be read from the row (see ItemLoader).
+   * them back: where the database returns the rows of that `write`, when every field of `fields` can be read
+   * from the row (see ItemLoader).
    */
-  returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null {
-    return this.dialect.returnsRows ? this.loader.returningColumns(collection, fields) : null
+  async returningColumns(
+    collection: Collection,
+    fields: readonly FieldNode[],
+    write: 'create' | 'update',
+  ): Promise<ReturningColumns | null> {
+    const returns = write === 'create' ? await this.insertsReturnRows() : this.dialect.returnsRows
+    return returns ? this.loader.returningColumns(collection, fields) : null
+  }
+
+  /** Whether the database answers an INSERT's rows, asked once where the dialect cannot tell (Dialect.insertReturning). */
+  private insertsReturnRows(): Promise<boolean> {
+    const ask = this.dialect.insertReturning
+    if (ask === null) return Promise.resolve(this.dialect.returnsRows)
+    // An error (no connection yet, say) is not kept: the write then reads its items back, and the next one asks.
+    this.insertReturning ??= ask(this.knex).catch(() => {
+      this.insertReturning = null
+      return false
+    })
+    return this.insertReturning
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
@@ -514,12 +533,13 @@ export class ItemsRepository {
   }
 
   /**
-   * How this transaction learns the keys of a multi-row INSERT: through RETURNING, or counted from the first
-   * with a step (see Dialect.insertKeyStep); null when it cannot, and each row gets an INSERT of its own.
+   * How this transaction learns the keys of a multi-row INSERT: through RETURNING (always, when the INSERT
+   * returns the answer's rows), or counted from the first with a step (see Dialect.insertKeyStep); null when it
+   * cannot, and each row gets an INSERT of its own.
    */
-  private async batchKeys(trx: Db): Promise<BatchKeys | null> {
+  private async batchKeys(trx: Db, returning: ReturningColumns | null): Promise<BatchKeys | null> {
     if (this.dialect.multiRowInsert === null) return null
-    if (this.dialect.insertKeyStep === null) return 'returning'
+    if (returning !== null || this.dialect.insertKeyStep === null) return 'returning'
     const step = await this.dialect.insertKeyStep(trx)
     return step === null ? null : { step }
   }
@@ -547,7 +567,7 @@ export class ItemsRepository {
     }
     // `returning` reads the key under the field's name, as every read does; without it, the bare column.
     const keyName = returning === null ? pk.column : pk.name
-    const created = (await insert.returning(returning ?? pk.column)) as ReturnedRow[]
+    const created = (await this.dialect.returningInsert(trx, insert, returning ?? [pk.column])) as ReturnedRow[]
     const inserted = created.map((row) => ({
       key: fromStorage(pk, row[keyName], this.dialect) as number,
       row: returning === null ? undefined : row,
@@ -572,7 +592,7 @@ export class ItemsRepository {
     const { row, key } = this.insertRow(collection, payload)
     const insert = trx(collection.table).insert(row)
     if (returning !== null) {
-      const [written] = (await insert.returning(returning)) as ReturnedRow[]
+      const [written] = (await this.dialect.returningInsert(trx, insert, returning)) as ReturnedRow[]
       return { key: key ?? (fromStorage(pk, written![pk.name], this.dialect) as PrimaryKey), row: written! }
     }
     if (key != null) {

@@ -330,7 +330,7 @@ export class ItemsWriter {
   private async answerColumns(after: 'afterCreate' | 'afterUpdate'): Promise<ReturningColumns | null> {
     if (this.answer === null || this.lifecycle.has(this.collection, after)) return null
     const { fields, scope } = await this.answer()
-    return scope === null ? this.repository.returningColumns(this.collection, fields) : null
+    return scope === null ? this.repository.returningColumns(this.collection, fields, after === 'afterCreate' ? 'create' : 'update') : null
   }
 
   /**

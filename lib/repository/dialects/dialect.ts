@@ -61,9 +61,20 @@ export interface Dialect {
   readonly insertReturnsKeyWithReturning: boolean
   /**
    * An INSERT or UPDATE can return the rows it wrote (`RETURNING`): PostgreSQL, and SQLite since 3.35. MySQL
-   * cannot; MariaDB's INSERT can, but its UPDATE cannot.
+   * cannot; MariaDB's INSERT can since 10.5 (see `insertReturning`), but its UPDATE cannot.
    */
   readonly returnsRows: boolean
+  /**
+   * Where an INSERT returns its rows on some servers of the dialect only, how to ask the one behind `knex`
+   * (once per router): MariaDB 10.5+ does, MySQL does not. null: `returnsRows` says.
+   */
+  readonly insertReturning: ((knex: Knex) => Promise<boolean>) | null
+  /**
+   * `insert` made to answer the rows it writes as `columns` read them, where the server can (`returnsRows`,
+   * `insertReturning`). PostgreSQL and SQLite through knex's `returning()`; knex's MySQL compiler leaves that
+   * out, so for MariaDB the clause goes after the compiled INSERT.
+   */
+  returningInsert(db: Knex | Knex.Transaction, insert: Knex.QueryBuilder, columns: readonly (string | Knex.Raw)[]): Knex.QueryBuilder
   /**
    * The rows of a SELECT run through `knex.raw`, whose result is the driver's own: the array itself on SQLite,
    * `result.rows` on PostgreSQL, the first of `[rows, fields]` on MySQL.

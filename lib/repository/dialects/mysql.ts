@@ -163,10 +163,42 @@ export function consecutiveKeyStep({ mode, step, version }: AutoIncrementSetting
   return consecutive && Number.isInteger(Number(step)) ? Number(step) : null
 }
 
+/** Whether a server reporting `version` (`SELECT VERSION()`) answers `INSERT ... RETURNING`: MariaDB 10.5 and later. */
+export function insertReturnsRows(version: string): boolean {
+  // Unanchored: a proxy may report MariaDB's replication prefix (`5.5.5-10.11.6-MariaDB`).
+  const release = /(\d+)\.(\d+)\.\d+-MariaDB/i.exec(version)
+  if (release === null) return false
+  const [major, minor] = [Number(release[1]), Number(release[2])]
+  return major > 10 || (major === 10 && minor >= 5)
+}
+
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
   returnsRows: false,
+  insertReturning: async (knex) => {
+    const [[server]] = (await knex.raw('select version() as version')) as [{ version: unknown }[]]
+    return insertReturnsRows(String(server?.version))
+  },
+  returningInsert: (db, insert, columns) => {
+    const clause = db
+      .raw(
+        columns.map(() => '?').join(', '),
+        columns.map((column) => (typeof column === 'string' ? db.raw('??', [column]) : column)),
+      )
+      .toSQL()
+    const compile = insert.toSQL.bind(insert)
+    insert.toSQL = () => {
+      const compiled = compile()
+      // The driver answers the rows themselves, where knex would take an INSERT's result for its insertId.
+      return Object.assign(compiled, {
+        sql: `${compiled.sql} returning ${clause.sql}`,
+        bindings: [...compiled.bindings, ...clause.bindings],
+        output: (rows: unknown) => rows,
+      })
+    }
+    return insert
+  },
   rawRows: (result) => (result as [Record<string, unknown>[]])[0],
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,

@@ -96,6 +96,8 @@ export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
   returnsRows: true,
+  insertReturning: null,
+  returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   multiRowInsert: 10_000,
   insertKeyStep: null,

@@ -131,6 +131,8 @@ export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   returnsRows: true,
+  insertReturning: null,
+  returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
   insertKeyStep: null,

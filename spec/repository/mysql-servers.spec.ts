@@ -1,5 +1,6 @@
-// When a MySQL-protocol server's batch INSERT may have its keys counted from the first (Dialect.insertKeyStep).
-import { consecutiveKeyStep } from '../../lib/repository/dialects/mysql'
+// What the MySQL dialect reads from a MySQL-protocol server's own answers: whether a batch INSERT may have its
+// keys counted from the first (Dialect.insertKeyStep), and whether an INSERT returns its rows (insertReturning).
+import { consecutiveKeyStep, insertReturnsRows } from '../../lib/repository/dialects/mysql'
 
 describe('consecutiveKeyStep', () => {
   it.each([
@@ -18,4 +19,20 @@ describe('consecutiveKeyStep', () => {
   ])('does not count keys on %s', (_server, settings) => {
     expect(consecutiveKeyStep(settings)).toBeNull()
   })
+})
+
+describe('insertReturnsRows', () => {
+  it.each(['10.5.0-MariaDB', '10.11.19-MariaDB-0+deb12u1', '11.4.2-MariaDB-log', '5.5.5-10.6.16-MariaDB'])(
+    'is true for MariaDB 10.5 and later: %s',
+    (version) => {
+      expect(insertReturnsRows(version)).toBe(true)
+    },
+  )
+
+  it.each(['10.4.32-MariaDB', '5.5.68-MariaDB', '8.0.36', '8.4.0-log', '8.0.11-TiDB-v7.5.1', '8.0.30-Vitess', 'undefined'])(
+    'is false for MySQL, older MariaDB and other servers: %s',
+    (version) => {
+      expect(insertReturnsRows(version)).toBe(false)
+    },
+  )
 })
