@@ -148,6 +148,11 @@ function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
   return byField
 }
 
+function withoutKey(body: Readonly<Record<string, unknown>>, key: string): Record<string, unknown> {
+  const { [key]: _key, ...rest } = body
+  return rest
+}
+
 /** A valid payload value in its canonical form; an array's elements each in their type's. */
 function canonical(field: Field, value: unknown): unknown {
   if (value === null) return null
@@ -219,9 +224,13 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
       }
-      // The primary key of an update is named by the URL or the batch form; in the payload it is ignored.
-      const input: Record<string, unknown> = { ...body }
-      if (action === 'update') delete input[collection.primaryKey.name]
+      // The primary key of an update is named by the URL or the batch form; in the payload it is ignored. The
+      // body is never changed: a copy leaves the key out.
+      const key = collection.primaryKey.name
+      const input =
+        action === 'update' && Object.hasOwn(body, key)
+          ? withoutKey(body as Record<string, unknown>, key)
+          : (body as Record<string, unknown>)
 
       const validate = compiled[writer][action]
       if (!validate(input)) {

@@ -115,6 +115,8 @@ export type AnswerRead = () => Promise<{ readonly fields: readonly FieldNode[]; 
 export class ItemsWriter {
   /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
   private readonly readonlyNames: ReadonlySet<string>
+  /** Each action's declarative values, computed once (see `managedValues`). */
+  private readonly managed: Partial<Record<PayloadAction, Readonly<Record<string, unknown>>>> = {}
   /** What the last create or one-statement update returned for its answer (see `returnedRows`). */
   private returned: { readonly keys: readonly PrimaryKey[]; readonly rows: ReturnedRow[] } | null = null
 
@@ -262,11 +264,7 @@ export class ItemsWriter {
     key?: Keying,
   ): PreparedWrite<[returning?: ReturningColumns | null]> {
     const { collection, repository, lifecycle } = this
-    this.assertWritable(
-      rule,
-      'create',
-      inputs.map((data, index) => ({ keys: [], data, item: batch ? index : undefined })),
-    )
+    this.assertWritable(rule, 'create', inputs, (index) => (batch ? index : undefined))
     const validateAll = (items: readonly unknown[]): Payload[] =>
       collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
     const early = lifecycle.has(collection, 'beforeCreate') ? null : validateAll(inputs)
@@ -286,7 +284,12 @@ export class ItemsWriter {
   /** The update sequence inside a transaction, once each change's keys are known: before hooks, validation, update. */
   private prepareUpdate(rule: WriteRule, changes: readonly Change[]): PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]> {
     const { collection, repository, lifecycle } = this
-    this.assertWritable(rule, 'update', changes)
+    this.assertWritable(
+      rule,
+      'update',
+      changes.map((change) => change.data),
+      (index) => changes[index]!.item,
+    )
     const validateAll = (datas: readonly unknown[]): Payload[] =>
       collectErrors(datas, (data, index) => this.validate(rule, 'update', data, changes[index]!.item))
     const early = lifecycle.has(collection, 'beforeUpdate') ? null : validateAll(changes.map((change) => change.data))
@@ -395,19 +398,24 @@ export class ItemsWriter {
    * Payloads must be objects, and fields the rule does not let the caller write are refused like fields that
    * do not exist. Checked on the payload as sent: presets and before hooks may still set such fields.
    */
-  private assertWritable(rule: WriteRule, action: WriteAction, changes: readonly Change[]): void {
+  private assertWritable(
+    rule: WriteRule,
+    action: WriteAction,
+    datas: readonly unknown[],
+    itemOf: (index: number) => number | undefined,
+  ): void {
     const allowed = rule.fields ?? { has: () => true }
-    collectErrors(changes, ({ data, item }) => {
+    // An update's payload may name the item's own key, which says nothing new: never refused.
+    const key = action === 'update' ? this.collection.primaryKey.name : null
+    const refused = (name: string): boolean => name !== key && !allowed.has(name)
+    const managed = (name: string): boolean => name !== key && this.readonlyNames.has(name)
+    collectErrors(datas, (data, index) => {
+      const item = itemOf(index)
       if (!isPlainObject(data))
         throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
-      const refused = Object.keys(data).filter(
-        (name) => !allowed.has(name) && !(action === 'update' && name === this.collection.primaryKey.name),
-      )
-      if (refused.length > 0) throw new ItemsErrorList(refused.map((name) => unwritableField(this.collection, name, item)))
-      const managed = Object.keys(data).filter(
-        (name) => this.readonlyNames.has(name) && !(action === 'update' && name === this.collection.primaryKey.name),
-      )
-      if (managed.length > 0) throw new ItemsErrorList(managed.map((name) => readonlyField(this.collection, name, item)))
+      const names = Object.keys(data)
+      if (names.some(refused)) throw new ItemsErrorList(names.filter(refused).map((name) => unwritableField(this.collection, name, item)))
+      if (names.some(managed)) throw new ItemsErrorList(names.filter(managed).map((name) => readonlyField(this.collection, name, item)))
     })
   }
 
@@ -417,13 +425,18 @@ export class ItemsWriter {
    * (and what a before hook added) is the server's, which may set readonly fields.
    */
   private validate(rule: WriteRule, action: PayloadAction, data: unknown, item: number | undefined): Payload {
-    const { context, now } = this.access
-    const input = isPlainObject(data) ? { ...managedValues(this.collection, action, context, now), ...rule.presets, ...data } : data
+    const input = isPlainObject(data) ? { ...this.managedValues(action), ...rule.presets, ...data } : data
     const payload = this.validator.validate(action, input, item, 'server')
     if (rule.validation === null) return payload
     const errors = validationErrors(rule.validation, action === 'create' ? this.withDefaults(payload) : payload, this.collection, item)
     if (errors.length > 0) throw new ItemsErrorList(errors)
     return payload
+  }
+
+  /** The declarative values of `action`, the same for every item of the request (see managedValues). */
+  private managedValues(action: PayloadAction): Readonly<Record<string, unknown>> {
+    const { context, now } = this.access
+    return (this.managed[action] ??= managedValues(this.collection, action, context, now))
   }
 
   /**
