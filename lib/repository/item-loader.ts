@@ -13,7 +13,7 @@ import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
 import { compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
 import { Shape } from '../query/query-shape'
-import { keyList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -299,7 +299,7 @@ export class ItemLoader {
         shape,
         page,
         () => {
-          const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, keyList(stored))
+          const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, boundList(stored))
           if (scope) compileFilter(qb, scope, this.dialect, collection.table)
           return qb
         },
@@ -372,15 +372,29 @@ export class ItemLoader {
         return qb.orderByRaw(order.sql, order.bindings)
       })
     }
-    const order = this.orderTerms(related, selection)
-    const ranked = db(related.table).select([
-      ...this.columns(related, fields, foreignKey),
-      this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
-    ])
-    this.where(ranked, related, scoped)
-    const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', selection.offset)
-    if (selection.limit !== null) outer.andWhere(RANK, '<=', selection.offset + selection.limit)
-    outer.orderBy(RANK)
-    return cap === null ? outer : outer.limit(cap)
+    // The window's rank bounds: after the offset, up to the limit if there is one.
+    const bounds = selection.limit === null ? [selection.offset] : [selection.offset, selection.offset + selection.limit]
+    const shape =
+      selection.search === null
+        ? new Shape('window').schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
+        : null
+    return this.plans.select(
+      db,
+      shape,
+      { limit: cap, offset: 0 },
+      () => {
+        const [after, last] = boundList(bounds)
+        const order = this.orderTerms(related, selection)
+        const ranked = db(related.table).select([
+          ...this.columns(related, fields, foreignKey),
+          this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
+        ])
+        this.where(ranked, related, scoped)
+        const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', after!)
+        if (last !== undefined) outer.andWhere(RANK, '<=', last)
+        return outer.orderBy(RANK)
+      },
+      bounds,
+    )
   }
 }

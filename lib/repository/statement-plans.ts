@@ -6,8 +6,9 @@
 // Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
 // non-ASCII pattern on SQLite another expression), the shape cannot know it up front. So each comparison's own
 // fragment is compiled again for every request (cheap: no builder, no subquery), its values taken from there, and
-// its text checked against the kept one: a different text compiles the statement afresh. A statement with a
-// value bound anywhere else (a search, a cursor's keys) is not kept at all.
+// its text checked against the kept one: a different text compiles the statement afresh. The few other values a
+// statement binds (a key list, a window's rank bounds) are passed beside the shape (`boundList`); a statement
+// with a value bound anywhere else (a search, a cursor's keys) is not kept at all.
 import type { Knex } from 'knex'
 import type { ComparisonNode, Shape } from '../query/query-shape'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
@@ -23,11 +24,11 @@ export const PLANS_KEPT = 512
 
 /** Slot calls of the values a statement binds besides its comparisons'. */
 const PAGE = -1
-const KEYS = -2
+const BOUND = -2
 
 /**
  * A value bound in a kept statement: the `position`-th binding of its `call`-th comparison fragment, the
- * `position`-th of the page's values (limit, offset) with `call` PAGE, of the statement's key list with KEYS.
+ * `position`-th of the page's values (limit, offset) with `call` PAGE, of the statement's bound list with BOUND.
  */
 class Slot {
   constructor(
@@ -84,9 +85,12 @@ export function planned(node: ComparisonNode, target: ComparisonTarget, fragment
   return recording === null ? fragment : recording.slots(node, target, fragment)
 }
 
-/** The key list a statement binds (see `select`'s `keys`): slots while a kept statement is being compiled. */
-export function keyList<T>(keys: readonly T[]): readonly T[] {
-  return recording === null ? keys : keys.map((_, position) => new Slot(KEYS, position) as unknown as T)
+/**
+ * The values a statement binds besides its comparisons and its page, as `select` gets them (`bound`): a key
+ * list, a window's rank bounds. Slots while a kept statement is being compiled.
+ */
+export function boundList<T>(values: readonly T[]): readonly T[] {
+  return recording === null ? values : values.map((_, position) => new Slot(BOUND, position) as unknown as T)
 }
 
 const placeholders = (sql: string): number => sql.split('?').length - 1
@@ -111,13 +115,13 @@ export class StatementPlans {
 
   /**
    * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
-   * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds `keys`,
-   * if any, through `keyList`.
+   * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
+   * `bound`, if any, through `boundList`.
    */
-  async select(db: Db, shape: Shape | null, page: Page, compile: () => Knex.QueryBuilder, keys: readonly unknown[] = []): Promise<Row[]> {
+  async select(db: Db, shape: Shape | null, page: Page, compile: () => Knex.QueryBuilder, bound: readonly unknown[] = []): Promise<Row[]> {
     if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return paged(compile(), page)
-    const key = `${shape.key},${keys.length},${page.limit === null},${page.offset > 0}`
-    const values: Values = { page: [page.limit, page.offset], keys }
+    const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
+    const values: Values = { page: [page.limit, page.offset], bound }
     let plan = this.plans.get(key)
     let bindings = plan ? bind(plan, shape, values) : null
     if (plan === undefined || (plan !== null && bindings === null)) {
@@ -162,7 +166,7 @@ function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder): Pla
 
 interface Values {
   readonly page: readonly unknown[]
-  readonly keys: readonly unknown[]
+  readonly bound: readonly unknown[]
 }
 
 /** The request's values in the plan's slots; null when one of its comparisons compiles to another text. */
@@ -174,7 +178,7 @@ function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
     fragments.push(fragment.bindings)
   }
   return plan.bindings.map(({ call, position }) =>
-    call === PAGE ? values.page[position] : call === KEYS ? values.keys[position] : fragments[call]![position],
+    call === PAGE ? values.page[position] : call === BOUND ? values.bound[position] : fragments[call]![position],
   )
 }
 

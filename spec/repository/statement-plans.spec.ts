@@ -98,6 +98,43 @@ forEachDialect((ctx) => {
       }
     })
 
+    it("keeps a one-to-many list's per-parent window: each page binds its parents and rank bounds, a kept one builds no query", async () => {
+      const page = (offset: number, windowOffset: number): string =>
+        `/api/items/articles?fields=id,comments.id&sort=id&limit=4&offset=${offset}` +
+        `&deep[comments][_sort]=id&deep[comments][_limit]=2&deep[comments][_offset]=${windowOffset}`
+      /** Each article of the page with its comments' ids in key order, cut as the window cuts them. */
+      const windows = async (offset: number, windowOffset: number): Promise<Row[]> => {
+        const articles = ((await ctx.knex('articles').select('id').orderBy('id').limit(4).offset(offset)) as Row[]).map((row) => row.id)
+        const comments = (await ctx.knex('comments').select('id', 'article').whereIn('article', articles).orderBy('id')) as Row[]
+        return articles.map((id) => ({
+          id,
+          comments: comments
+            .filter((comment) => comment.article === id)
+            .slice(windowOffset, windowOffset + 2)
+            .map((comment) => comment.id),
+        }))
+      }
+      const flat = (body: { data: Array<{ id: unknown; comments: Row[] }> }): Row[] =>
+        body.data.map((item) => ({ id: item.id, comments: item.comments.map((comment) => comment.id) }))
+      for (const [offset, windowOffset] of [
+        [0, 0],
+        [4, 1],
+        [8, 0],
+      ] as const) {
+        expect(flat((await request(app).get(page(offset, windowOffset)).expect(200)).body)).toEqual(await windows(offset, windowOffset))
+      }
+      const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
+      checkCaches(false)
+      try {
+        expect(flat((await request(app).get(page(12, 1)).expect(200)).body)).toEqual(await windows(12, 1))
+        // The spy saw the expectation's own two queries only.
+        expect(builders).toHaveBeenCalledTimes(2)
+      } finally {
+        checkCaches(true)
+        builders.mockRestore()
+      }
+    })
+
     it('keeps grouped aggregates too: each request counts its own rows, and a kept one builds no query', async () => {
       const url = (rating: number): string =>
         `/api/items/articles?aggregate[count]=*&groupBy[]=status&filter[rating][_eq]=${rating}&sort=status`
