@@ -8,7 +8,7 @@
  * request, and finding the entry in constant time matters more there than the few nanoseconds a hit pays to
  * move its entry.
  */
-export class LruMap<V> {
+export class LruMap<V extends NonNullable<unknown> | null> {
   private readonly entries = new Map<string, V>()
 
   constructor(
@@ -20,11 +20,13 @@ export class LruMap<V> {
     return this.entries.size
   }
 
+  /** The entry's value, now the most recently used; undefined when there is none (a value is never undefined). */
   get(key: string): V | undefined {
-    if (!this.entries.has(key)) return undefined
-    const value = this.entries.get(key)!
-    this.entries.delete(key)
-    this.entries.set(key, value)
+    const value = this.entries.get(key)
+    if (value !== undefined) {
+      this.entries.delete(key)
+      this.entries.set(key, value)
+    }
     return value
   }
 

@@ -12,7 +12,7 @@ import { LruMap } from '../lru-map'
 export const KEPT_PER_CONNECTION = 256
 
 /** A connection's kept statements by SQL text (see LruMap); with `evicts`, the least recently used makes room. */
-export class StatementCache extends LruMap<unknown> implements KeptStatements {
+export class StatementCache extends LruMap<NonNullable<unknown>> implements KeptStatements {
   constructor(evicts: boolean, capacity = KEPT_PER_CONNECTION) {
     super(evicts, capacity)
   }

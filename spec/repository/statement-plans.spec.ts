@@ -105,7 +105,11 @@ forEachDialect((ctx) => {
       /** Each article of the page with its comments' ids in key order, cut as the window cuts them. */
       const windows = async (offset: number, windowOffset: number): Promise<Row[]> => {
         const articles = ((await ctx.knex('articles').select('id').orderBy('id').limit(4).offset(offset)) as Row[]).map((row) => row.id)
-        const comments = (await ctx.knex('comments').select('id', 'article').whereIn('article', articles).orderBy('id')) as Row[]
+        const comments = (await ctx
+          .knex('comments')
+          .select('id', 'article')
+          .whereIn('article', articles as number[])
+          .orderBy('id')) as Row[]
         return articles.map((id) => ({
           id,
           comments: comments
