@@ -326,9 +326,9 @@ export class ItemsWriter {
   }
 
   /**
-   * The columns a one-statement write returns to answer with its own row, or null when the answer must read the
-   * item back: without RETURNING, with a function among its fields, when the caller reads only some rows (the
-   * row might not be one), or when an after hook runs first (it may change the row).
+   * The columns a create or a one-statement update returns to answer with its own rows, or null when the answer
+   * must read the items back: without RETURNING for that write, with a function among its fields, when the caller
+   * reads only some rows (a row might not be one), or when an after hook runs first (it may change the row).
    */
   private async answerColumns(after: 'afterCreate' | 'afterUpdate'): Promise<ReturningColumns | null> {
     if (this.answer === null || this.lifecycle.has(this.collection, after)) return null
