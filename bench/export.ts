@@ -98,7 +98,14 @@ async function measure(name: DialectName): Promise<Figures | string> {
   }
 }
 
+const loadAverage = (): string =>
+  os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(', ')
+
 async function main(): Promise<void> {
+  const loadBefore = loadAverage()
   const lines = [
     '# Export of a 1M-row table as CSV',
     '',
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
     'export (its RSS before it beside); "CPU" the child\'s user+system time for the export. CLI: the same rows',
     "written to a pipe by the database's client (`sqlite3 -csv -header`, `psql \\copy (...) to stdout csv header`,",
     '`mysql --batch`, which writes tab-separated text), timed the same way, its CPU time from `/usr/bin/time`. The',
-    'machine is shared with other work (load average about 12 on 2 cores during the runs), so wall-clock times and',
+    'machine is shared with other work (load average LOAD), so wall-clock times and',
     'their ratio vary from run to run; CPU times much less. On SQLite both sides do all the work in their own process;',
     "on PostgreSQL and MariaDB the server formats and sends the rows, so the CLI's CPU is only its copying, while the",
     'router also parses every row.',
@@ -131,7 +138,8 @@ async function main(): Promise<void> {
         `${result.maxRssMiB.toFixed(0)} (${result.rssBeforeMiB.toFixed(0)}) | ${(router.bytes / 1e6).toFixed(0)} / ${(cli.bytes / 1e6).toFixed(0)} |`,
     )
   }
-  writeFileSync(new URL('EXPORT.md', `file://${__dirname}/`), `${lines.join('\n')}\n`)
+  const text = lines.join('\n').replace('LOAD', `${loadBefore} before the runs, ${loadAverage()} after`)
+  writeFileSync(new URL('EXPORT.md', `file://${__dirname}/`), `${text}\n`)
 }
 
 main().catch((error: unknown) => {
