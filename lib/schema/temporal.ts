@@ -18,8 +18,43 @@ interface Parts {
 
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0')
 
+const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+
+/** Days in `month` (1-12) of `year`, in the proleptic Gregorian calendar every supported database uses. */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate()
+  if (month === 2) return isLeapYear(year) ? 29 : 28
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+}
+
+/** The number the `length` digits at `start` spell, or -1 when one of them is not a digit. */
+function digitsAt(text: string, start: number, length: number): number {
+  let value = 0
+  for (let index = start; index < start + length; index++) {
+    const digit = text.charCodeAt(index) - 48
+    if (digit < 0 || digit > 9) return -1
+    value = value * 10 + digit
+  }
+  return value
+}
+
+/**
+ * `YYYY-MM-DDTHH:mm:ss` or `YYYY-MM-DD HH:mm:ss`, the forms a database hands a wall clock back in, read without
+ * the regular expression: a list reads one per row and cell, an export a million. undefined when the text is not
+ * exactly that form (`parseParts` decides then); null when it is, but names no real date or time.
+ */
+function plainWallClock(text: string): string | null | undefined {
+  if (text.length !== 19) return undefined
+  const separator = text[10]
+  if (text[4] !== '-' || text[7] !== '-' || (separator !== 'T' && separator !== ' ') || text[13] !== ':' || text[16] !== ':') {
+    return undefined
+  }
+  const [year, month, day] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)]
+  const [hour, minute, second] = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)]
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined
+  const valid =
+    year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59
+  if (!valid) return null
+  return separator === 'T' ? text : `${text.slice(0, 10)}T${text.slice(11)}`
 }
 
 function parseOffset(zone: string | undefined): number | null {
@@ -67,6 +102,8 @@ export function parseDate(text: string): string | null {
 
 /** Wall-clock `YYYY-MM-DDTHH:mm:ss`; a bare date means midnight. A zone would make it an instant: refused. */
 export function parseDateTime(text: string): string | null {
+  const plain = plainWallClock(text)
+  if (plain !== undefined) return plain
   const parts = parseParts(text)
   if (!parts || parts.offset !== null) return null
   return `${datePart(parts)}T${pad(parts.hour)}:${pad(parts.minute)}:${pad(parts.second)}`

@@ -1,5 +1,6 @@
 // Every field type turns text, JSON and database values (as the dialects hand them over) into one canonical form,
 // whatever the host zone. The drivers' own value forms are in spec/repository/dialects/read-value.spec.ts.
+import fc from 'fast-check'
 import { FIELD_TYPES, formatDecimal, type TypedField } from '../../lib/schema/field-types'
 import { localDateTime, parseDate, parseDateTime, parseTime, parseTimestamp, resolveNow } from '../../lib/schema/temporal'
 import type { FieldType } from '../../lib/types'
@@ -60,9 +61,47 @@ describe('parseDateTime', () => {
     ['2024-05-01T10:00:00+05:30', null],
     ['2024-05-01T10', null],
     ['2024-05-01T1:00', null],
+    ['0000-01-01 00:00:00', null],
+    ['0004-02-29 00:00:00', '0004-02-29T00:00:00'],
+    ['2100-02-29 00:00:00', null],
+    ['2024-05-01X10:20:30', null],
+    ['2024-05-01 10:2a:30', null],
     ['', null],
   ])('%p → %p', (text, expected) => {
     expect(parseDateTime(text)).toBe(expected)
+  })
+
+  it('reads the plain forms databases answer exactly as the full parser reads them', () => {
+    // A leading space makes the text longer than the plain form, so the full parser (which trims) reads it.
+    // Numbers around each field's valid range, now and then a character that is no digit.
+    const field = (max: number, width: number): fc.Arbitrary<string> =>
+      fc.oneof(
+        { weight: 9, arbitrary: fc.integer({ min: 0, max }).map((n) => String(n).padStart(width, '0')) },
+        fc.array(fc.constantFrom(...'0123456789x +'), { minLength: width, maxLength: width }).map((chars) => chars.join('')),
+      )
+    const near = (char: string): fc.Arbitrary<string> =>
+      fc.oneof({ weight: 8, arbitrary: fc.constant(char) }, fc.constantFrom('-', ':', 'T', 't', ' ', '0', 'x'))
+    const wallClock = fc
+      .tuple(
+        field(9999, 4),
+        near('-'),
+        field(13, 2),
+        near('-'),
+        field(32, 2),
+        near('T'),
+        field(24, 2),
+        near(':'),
+        field(60, 2),
+        near(':'),
+        field(60, 2),
+      )
+      .map((parts) => parts.join(''))
+    fc.assert(
+      fc.property(wallClock, (text) => {
+        expect(parseDateTime(text)).toBe(parseDateTime(` ${text}`))
+      }),
+      { numRuns: 5000 },
+    )
   })
 })
 
