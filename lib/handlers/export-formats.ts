@@ -25,7 +25,15 @@ function csvCell(value: unknown): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-const csvLine = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(',')}\r\n`
+/**
+ * One CSV line of `count` cells, `cell(index)` giving each value. Appended cell by cell: an export writes millions
+ * of lines, and arrays per line and cell would cost more.
+ */
+function csvLine(count: number, cell: (index: number) => unknown): string {
+  let line = ''
+  for (let index = 0; index < count; index++) line += index === 0 ? csvCell(cell(index)) : `,${csvCell(cell(index))}`
+  return `${line}\r\n`
+}
 
 /**
  * CSV: a header row of the requested top-level fields (`columns`), then a row per item, lines ending in CRLF.
@@ -35,17 +43,10 @@ function csv(columns: readonly string[]): ExportWriter {
   return {
     contentType: 'text/csv; charset=utf-8',
     extension: 'csv',
-    start: () => csvLine(columns),
-    // Appended cell by cell: an export writes millions of rows, and arrays per row and cell cost more than this.
+    start: () => csvLine(columns.length, (index) => columns[index]),
     items: (items) => {
       let text = ''
-      for (const item of items) {
-        for (let index = 0; index < columns.length; index++) {
-          if (index > 0) text += ','
-          text += csvCell(item[columns[index]!])
-        }
-        text += '\r\n'
-      }
+      for (const item of items) text += csvLine(columns.length, (index) => item[columns[index]!])
       return text
     },
     end: () => '',

@@ -358,14 +358,15 @@ export class ItemLoader {
   ): Promise<Row[]> {
     const byParent = fieldIn(foreignKey, parents)
     const scoped = { ...selection, filter: selection.filter ? { kind: 'and' as const, children: [byParent, selection.filter] } : byParent }
+    // A search binds a value outside the filter's comparisons: such statements are compiled each time.
+    const shape = (kind: 'children' | 'window'): Shape | null =>
+      selection.search === null
+        ? new Shape(kind).schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
+        : null
     // One parent (a one-item read): its window is a plain LIMIT / OFFSET, which spares SQL the window function.
     if ((selection.limit === null && selection.offset === 0) || parents.length === 1) {
       const limit = selection.limit === null ? cap : cap === null ? selection.limit : Math.min(selection.limit, cap)
-      const shape =
-        selection.search === null
-          ? new Shape('children').schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
-          : null
-      return this.plans.select(db, shape, { limit, offset: selection.offset }, () => {
+      return this.plans.select(db, shape('children'), { limit, offset: selection.offset }, () => {
         const qb = db(related.table).select(this.columns(related, fields, foreignKey))
         this.where(qb, related, scoped)
         const order = this.orderTerms(related, selection)
@@ -374,13 +375,9 @@ export class ItemLoader {
     }
     // The window's rank bounds: after the offset, up to the limit if there is one.
     const bounds = selection.limit === null ? [selection.offset] : [selection.offset, selection.offset + selection.limit]
-    const shape =
-      selection.search === null
-        ? new Shape('window').schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
-        : null
     return this.plans.select(
       db,
-      shape,
+      shape('window'),
       { limit: cap, offset: 0 },
       () => {
         const [after, last] = boundList(bounds)

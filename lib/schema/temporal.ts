@@ -48,8 +48,12 @@ function plainWallClock(text: string): string | null | undefined {
   if (text[4] !== '-' || text[7] !== '-' || (separator !== 'T' && separator !== ' ') || text[13] !== ':' || text[16] !== ':') {
     return undefined
   }
-  const [year, month, day] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)]
-  const [hour, minute, second] = [digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)]
+  const year = digitsAt(text, 0, 4)
+  const month = digitsAt(text, 5, 2)
+  const day = digitsAt(text, 8, 2)
+  const hour = digitsAt(text, 11, 2)
+  const minute = digitsAt(text, 14, 2)
+  const second = digitsAt(text, 17, 2)
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined
   const valid =
     year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59
