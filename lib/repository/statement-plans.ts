@@ -95,6 +95,15 @@ export function boundList<T>(values: readonly T[]): readonly T[] {
 
 const placeholders = (sql: string): number => sql.split('?').length - 1
 
+/**
+ * The statement that runs around a paged one (a join to the page after its LIMIT), binding nothing of its own:
+ * given the paged statement, or while a plan is recorded the text that stands for it.
+ */
+export type Around = (paged: Knex.QueryBuilder | string) => Knex.QueryBuilder
+
+/** Where the paged statement's text goes in a recorded `Around`: a word no SQL of the router's holds. */
+const PAGED = '__items_paged_statement__'
+
 /** A page's LIMIT and OFFSET, bound after the statement's own values; null: no LIMIT. */
 export interface Page {
   readonly limit: number | null
@@ -116,32 +125,45 @@ export class StatementPlans {
   /**
    * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
    * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
-   * `bound`, if any, through `boundList`.
+   * `bound`, if any, through `boundList`; `around`, when given, is the statement run around the paged one.
    */
-  async select(db: Db, shape: Shape | null, page: Page, compile: () => Knex.QueryBuilder, bound: readonly unknown[] = []): Promise<Row[]> {
-    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return paged(compile(), page)
+  async select(
+    db: Db,
+    shape: Shape | null,
+    page: Page,
+    compile: () => Knex.QueryBuilder,
+    bound: readonly unknown[] = [],
+    around: Around | null = null,
+  ): Promise<Row[]> {
+    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return fresh(compile, page, around)
     const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
     const values: Values = { page: [page.limit, page.offset], bound }
     let plan = this.plans.get(key)
     let bindings = plan ? bind(plan, shape, values) : null
     if (plan === undefined || (plan !== null && bindings === null)) {
-      plan = record(shape, page, compile)
+      plan = record(shape, page, compile, around)
       this.plans.keep(key, plan)
       bindings = plan && bind(plan, shape, values)
-    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile)
-    if (plan === null || bindings === null) return paged(compile(), page)
+    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
+    if (plan === null || bindings === null) return fresh(compile, page, around)
     return this.rowsOf(await db.raw(plan.sql, bindings as Knex.RawBinding[]))
   }
 }
 
-function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Promise<Row[]> {
+function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Knex.QueryBuilder {
   if (limit !== null) qb.limit(limit)
   if (offset > 0) qb.offset(offset)
-  return qb as unknown as Promise<Row[]>
+  return qb
+}
+
+/** The statement compiled afresh, its values bound by knex. */
+function fresh(compile: () => Knex.QueryBuilder, page: Page, around: Around | null): Knex.QueryBuilder {
+  const inner = paged(compile(), page)
+  return around ? around(inner) : inner
 }
 
 /** Compiles the statement with slots for its values; null when some value has no slot. */
-function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder): Plan | null {
+function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder, around: Around | null): Plan | null {
   const recorder = new Recording(shape)
   recording = recorder
   let compiled: Knex.Sql
@@ -160,7 +182,13 @@ function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder): Pla
     sql += ' offset ?'
     bindings.push(new Slot(PAGE, 1))
   }
-  const keepable = recorder.keepable && bindings.every((binding) => binding instanceof Slot) && placeholders(sql) === bindings.length
+  let keepable = recorder.keepable && bindings.every((binding) => binding instanceof Slot) && placeholders(sql) === bindings.length
+  if (around) {
+    const outer = around(PAGED).toSQL()
+    keepable &&= outer.bindings.length === 0 && placeholders(outer.sql) === 0
+    const inner = sql
+    sql = outer.sql.replace(PAGED, () => inner)
+  }
   return keepable ? { sql, bindings: bindings as Slot[], calls: recorder.calls } : null
 }
 
@@ -183,9 +211,15 @@ function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
 }
 
 /** Throws when the kept plan does not give what a fresh compile gives (see checkCaches). */
-function check(plan: Plan, bindings: readonly unknown[], shape: Shape, page: Page, compile: () => Knex.QueryBuilder): void {
-  const fresh = paged(compile(), page) as unknown as Knex.QueryBuilder
-  const expected = fresh.toSQL()
+function check(
+  plan: Plan,
+  bindings: readonly unknown[],
+  shape: Shape,
+  page: Page,
+  compile: () => Knex.QueryBuilder,
+  around: Around | null,
+): void {
+  const expected = fresh(compile, page, around).toSQL()
   const kept = JSON.stringify({ sql: plan.sql, bindings }, bigints)
   const compiled = JSON.stringify({ sql: expected.sql, bindings: expected.bindings }, bigints)
   if (kept !== compiled) throw new Error(`A kept plan differs from a fresh compile of shape ${shape.key}:\n${kept}\n${compiled}`)

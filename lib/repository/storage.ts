@@ -42,20 +42,23 @@ export function columnValue(field: Field, column: string, dialect: Dialect): Sql
   return field.storage === 'isoText' ? plain : dialect.storedTemporal(field.type, plain)
 }
 
-/** A column in a SELECT list, aliased to the field's name. */
-export function selectColumn(knex: Knex, field: Field, dialect: Dialect): string | Knex.Raw {
+/**
+ * A column in a SELECT list, aliased to the field's name; with `from`, the column of the table or alias
+ * `from.table`, aliased to `from.output`.
+ */
+export function selectColumn(knex: Knex, field: Field, dialect: Dialect, from?: { table: string; output: string }): string | Knex.Raw {
+  const column = from ? `${from.table}.${field.column}` : field.column
+  const output = from ? from.output : field.name
   if (field.type === 'array') {
-    const { sql, bindings } = dialect.arrays!.select(field.column)
-    return knex.raw(`${sql} as ??`, [...bindings, field.name])
+    const { sql, bindings } = dialect.arrays!.select(column)
+    return knex.raw(`${sql} as ??`, [...bindings, output])
   }
   if (field.storage !== 'isoText') {
-    const { sql, bindings } = columnValue(field, field.column, dialect)
+    const { sql, bindings } = columnValue(field, column, dialect)
     const read = dialect.readAsText.has(field.type) ? dialect.textCast.replace('??', sql) : sql
-    return knex.raw(`${read} as ??`, [...bindings, field.name])
+    return knex.raw(`${read} as ??`, [...bindings, output])
   }
-  return dialect.readAsText.has(field.type)
-    ? knex.raw(`${dialect.textCast} as ??`, [field.column, field.name])
-    : `${field.column} as ${field.name}`
+  return dialect.readAsText.has(field.type) ? knex.raw(`${dialect.textCast} as ??`, [column, output]) : `${column} as ${output}`
 }
 
 /** A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first. */

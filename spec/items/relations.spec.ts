@@ -1,4 +1,5 @@
-// Relational reads (dot paths, wildcards, backlink, alias, deep) answer the seed's relations on every database, in one statement per relation node.
+// Relational reads (dot paths, wildcards, backlink, alias, deep) answer the seed's relations on every database, in one
+// statement per relation node; the page's own many-to-one items come with the page's statement.
 import type { Express } from 'express'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
@@ -100,9 +101,17 @@ function wildcardNodes(collection: string, levels: number, backlink = true, back
 
 /**
  * Statements a wildcard read costs after the page: one per relation node that has at least one key to look up
- * (a node whose parents are all null or absent has nothing to ask the database).
+ * (a node whose parents are all null or absent has nothing to ask the database). With `joined`, the page's own
+ * many-to-one items come with the page (Dialect.joinsManyToOne); the nodes below them still cost theirs.
  */
-function wildcardStatements(collection: string, rows: readonly Row[], levels: number, backlink = true, back?: string): number {
+function wildcardStatements(
+  collection: string,
+  rows: readonly Row[],
+  levels: number,
+  backlink = true,
+  back?: string,
+  joined = false,
+): number {
   let statements = 0
   for (const member of membersOf(collection)) {
     if (member.kind === 'scalar') continue
@@ -112,7 +121,9 @@ function wildcardStatements(collection: string, rows: readonly Row[], levels: nu
       const keys = new Set(rows.map((row) => row[member.name]).filter((key) => key !== null))
       if (keys.size === 0) continue
       const related = [...keys].map((key) => rowOf(member.target, key)).filter((row): row is Row => row !== undefined)
-      statements += 1 + wildcardStatements(member.target, related, levels - 1, backlink, backOfM2o(collection, member.name, member.target))
+      const own = joined ? 0 : 1
+      statements +=
+        own + wildcardStatements(member.target, related, levels - 1, backlink, backOfM2o(collection, member.name, member.target))
     } else {
       if (rows.length === 0) continue
       const children = rows.flatMap((row) => childrenOf(member, row.id))
@@ -748,21 +759,25 @@ forEachDialect((ctx) => {
 
   describe('statement counts', () => {
     it.each<[string, number]>([
-      // page + author + comments
-      ['limit=100&fields=id,title,author.name,comments.body', 3],
-      // page + comments + topics + author + author.articles (the author's o2m keys, since author.* includes them)
-      ['limit=100&fields=*,author.*,comments.*', 5],
+      // page with author + comments
+      ['limit=100&fields=id,title,author.name,comments.body', 2],
+      // page with author + comments + topics + author.articles (the author's o2m keys, since author.* includes them)
+      ['limit=100&fields=*,author.*,comments.*', 4],
       // page + comments keys + topics keys
       ['limit=100&fields=*', 3],
       ['limit=100&fields=*&meta=*', 5],
       ['limit=100&fields=*&meta=total_count', 4],
-      // page + comments + comment authors
+      // page + comments + comment authors: a many-to-one below a one-to-many has a statement of its own
       ['limit=100&fields=comments.author.name', 3],
       // page + two o2m nodes over the same relation
       ['limit=100&fields=comments.id,top.id&alias[top]=comments&deep[top][_limit]=1', 3],
       // page + junction + topics
       ['limit=100&fields=id,topics.topic.name', 3],
       ['limit=100&fields=id,comments.id&deep[comments][_limit]=2&deep[comments][_sort]=-votes', 2],
+      // page with author and parent: both many-to-one items come with the page
+      ['limit=100&fields=id,author.name,parent.title', 1],
+      // sorted through a relation: the page's many-to-one items have a statement of their own
+      ['limit=100&fields=id,author.name&sort=author.name', 2],
     ])('GET /items/articles?%s costs %i statements', async (query, expected) => {
       expect(await statements(ctx, app, `/items/articles?${query}`)).toBe(expected)
     })
@@ -786,12 +801,35 @@ forEachDialect((ctx) => {
     ])('fields=%s (backlink=%s) over 100 articles: one statement per relation node with keys', async (fields, backlink) => {
       const levels = fields.split('.').length - 1
       const count = await statements(ctx, app, `/items/articles?limit=100&fields=${fields}&backlink=${backlink}`)
-      expect(count).toBe(1 + wildcardStatements('articles', firstArticles(100), levels, backlink))
+      expect(count).toBe(1 + wildcardStatements('articles', firstArticles(100), levels, backlink, undefined, true))
       expect(count).toBeLessThanOrEqual(1 + wildcardNodes('articles', levels, backlink))
     })
 
     it('a read by id costs the same as the page: its ETag comes from the row it reads', async () => {
-      expect(await statements(ctx, app, '/items/articles/1?fields=*,author.*,comments.*')).toBe(5)
+      expect(await statements(ctx, app, '/items/articles/1?fields=*,author.*,comments.*')).toBe(4)
+    })
+  })
+
+  describe("many-to-one items read with the page's statement", () => {
+    it.each(['-rating', 'rating', 'title', '-title', '-published_at,title', 'status,-id'])(
+      'sort=%s: the same page, in the same order, as without its related items',
+      async (sort) => {
+        const page = `limit=7&offset=5&sort=${sort}`
+        const plain = (await ok(app, `/items/articles?${page}&fields=id,author,parent`)) as Row[]
+        const expanded = (await ok(app, `/items/articles?${page}&fields=id,author.name,parent.title`)) as Row[]
+        expect(expanded).toEqual(
+          plain.map((row) => ({
+            id: row.id,
+            author: row.author === null ? null : { name: author(row.author).name },
+            parent: row.parent === null ? null : { title: article(row.parent).title },
+          })),
+        )
+      },
+    )
+
+    it('limits the page before joining: the join reads the page, not the table', async () => {
+      const { sql } = await ctx.countQueries(() => request(app).get('/api/items/articles?limit=5&fields=id,author.name'))
+      expect(sql).toEqual([expect.stringMatching(/ from \(select .* limit [?$\d]+\) as [`"]__items_page[`"] left join /)])
     })
   })
 
