@@ -1,5 +1,5 @@
-// Reads items and their relations: one statement for the rows, which also joins the page's own many-to-one items
-// where it can, then one per other relation node of the field tree (batched IN lists, chunked below the driver's
+// Reads items and their relations: one statement for the rows, which over a network also joins the page's own
+// many-to-one items where it can, then one per other relation node of the field tree (batched IN lists, chunked below the driver's
 // parameter limit), never one per row.
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
@@ -222,11 +222,17 @@ export class ItemLoader {
 
   /**
    * The many-to-one items of `fields` that a page's own statement reads (see `aroundPage`), sparing a statement
-   * (over a network, a round trip) each: when the page is sorted by its own columns, and the relation has no
-   * scope and no computed field. The others are read by statements of their own (`byKeys`).
+   * (over a network, a round trip) each: where the dialect joins them, when the page is sorted by its own
+   * columns, and the relation has no scope and no computed field. The others are read by statements of their
+   * own (`byKeys`).
    */
   private joinedRelations(fields: readonly FieldNode[], selection: Selection): ManyToOne[] {
-    if (selection.sort.length === 0 || selection.sort.some((node) => node.path.length > 0 || node.operand !== undefined)) return []
+    if (
+      !this.dialect.joinsManyToOne ||
+      selection.sort.length === 0 ||
+      selection.sort.some((node) => node.path.length > 0 || node.operand !== undefined)
+    )
+      return []
     return fields.filter(
       (node): node is ManyToOne => node.kind === 'm2o' && node.scope === null && node.children.every((child) => child.kind !== 'function'),
     )

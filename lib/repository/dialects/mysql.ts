@@ -231,6 +231,7 @@ export const mysql: Dialect = {
   syncAutoIncrement: null,
   // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
+  joinsManyToOne: true,
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
   pattern: (column, term, spec) => ({

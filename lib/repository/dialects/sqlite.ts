@@ -156,6 +156,8 @@ export const sqlite: Dialect = {
   syncAutoIncrement: null,
   // Statements run in this process: a lone write has written or failed when its call returns.
   autocommitWrites: true,
+  // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
+  joinsManyToOne: false,
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
   // built-in lower() when that provably gives the same answer (see asciiInsensitive).
