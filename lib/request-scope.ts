@@ -1,15 +1,53 @@
 // The request a piece of work belongs to, carried through async calls: its id and the signal that stops its work.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
-import type { RequestHandler } from 'express'
+import type { Request, RequestHandler } from 'express'
 
 export interface RequestScope {
   /** A UUID (hex and dashes): it is written into SQL comments, so it must never hold quotes, `*` or `?`. */
   readonly id: string
   /** Aborted when the client leaves before its response is sent, or when a hook times out. */
   readonly signal: AbortSignal
+  /** Whether the request was aborted, without making its signal. */
+  readonly aborted: boolean
   /** Stops the request's work: running statements are cancelled, hooks see their signal aborted. */
   abort(reason: unknown): void
+  /** Runs `listener` when the request is aborted, unless it already was. */
+  onAbort(listener: () => void): void
+}
+
+/**
+ * Most requests are never aborted and never read their signal, so the AbortController (and its EventTarget)
+ * is made only when one is read, and the router's own listeners wait in a plain list.
+ */
+class Scope implements RequestScope {
+  readonly id = randomUUID()
+  private controller: AbortController | undefined
+  private abortedWith: { readonly reason: unknown } | undefined
+  private readonly listeners: (() => void)[] = []
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController()
+      if (this.abortedWith) this.controller.abort(this.abortedWith.reason)
+    }
+    return this.controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.abortedWith !== undefined
+  }
+
+  abort(reason: unknown): void {
+    if (this.abortedWith) return
+    this.abortedWith = { reason }
+    this.controller?.abort(reason)
+    for (const listener of this.listeners.splice(0)) listener()
+  }
+
+  onAbort(listener: () => void): void {
+    if (!this.abortedWith) this.listeners.push(listener)
+  }
 }
 
 const storage = new AsyncLocalStorage<RequestScope>()
@@ -19,21 +57,21 @@ export function currentRequest(): RequestScope | undefined {
   return storage.getStore()
 }
 
+/** What a part of the router attaches to each request's scope (its statements' limits, reuse, connection). */
+export type ScopeSetup = (req: Request, scope: RequestScope) => void
+
 /**
- * Runs the rest of the request inside its scope. Mounted after the body parser: the body arrives through
- * socket events, which would run outside the scope, while everything after it runs in promises, which keep it.
+ * Runs the rest of the request inside its scope, once each setup has attached its part. Mounted after the body
+ * parser: the body arrives through socket events, which would run outside the scope, while everything after it
+ * runs in promises, which keep it. One middleware for all the setups: every layer costs each request a match.
  */
-export function requestScope(): RequestHandler {
-  return (_req, res, next) => {
-    const controller = new AbortController()
-    const scope: RequestScope = {
-      id: randomUUID(),
-      signal: controller.signal,
-      abort: (reason) => controller.abort(reason),
-    }
+export function requestScope(setups: readonly ScopeSetup[]): RequestHandler {
+  return (req, res, next) => {
+    const scope = new Scope()
+    for (const setup of setups) setup(req, scope)
     // `close` before `finish`: the client went away, so nobody waits for the work still running.
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('The client closed the connection'))
+      if (!res.writableFinished) scope.abort(new Error('The client closed the connection'))
     })
     storage.run(scope, next)
   }

@@ -193,16 +193,14 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
       next()
     }, next)
   })
-  router.use('/items', json)
-  router.use('/versions', json)
+  router.use(['/items', '/versions'], json)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  router.use(
-    ['/items', '/versions'],
-    requestScope(),
+  const setups = [
     reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
     guardStatements(instances, dialect, config.statementTimeout),
-    routing.middleware(),
-  )
+    routing.scopeSetup(),
+  ]
+  router.use(['/items', '/versions'], requestScope(setups.filter((setup) => setup !== null)))
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
   router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))

@@ -9,6 +9,7 @@ import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
 import { NO_ROWS } from '../query/filter-node'
 import { Shape } from '../query/query-shape'
+import { LruMap } from '../lru-map'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
 import { checkDecision, type Action } from './access-config'
 
@@ -83,27 +84,19 @@ function readGrant(collection: Collection, decision: AccessDecision, limits: Fil
   }
 }
 
-/** The access of one caller. Collections a request cannot reach are treated as unreadable. */
-export class CallerAccess {
-  /** What the caller may read: the parser resolves every name of the request through it. */
+/** What a caller may read: a grant per collection the request can reach, and the view the parser reads through. */
+class ReadAccess {
   readonly view: SchemaView
+  private signatureText: string | undefined
 
-  private constructor(
-    private readonly setup: AccessSetup,
-    readonly context: ItemsContext,
-    private readonly grants: ReadonlyMap<Collection, ReadGrant | null>,
-    /** For the rules' own filters: every field, the caller's variables. */
-    private readonly limits: FilterLimits,
-    /** The request's instant: `$NOW`, and the `onCreate` / `onUpdate: 'now'` values. */
-    readonly now: Date,
+  constructor(
+    schema: Schema,
+    readonly grants: ReadonlyMap<Collection, ReadGrant | null>,
   ) {
-    this.view = this.readView()
+    this.view = readView(schema, grants)
   }
 
-  /**
-   * The caller's view as text: the fields and rows they may read in each collection the request can reach,
-   * values included. Two callers with one signature see the same (see query/query-cache.ts).
-   */
+  /** See CallerAccess.signature. */
   get signature(): string {
     if (this.signatureText === undefined) {
       const shape = new Shape('view', true)
@@ -116,8 +109,60 @@ export class CallerAccess {
     }
     return this.signatureText
   }
+}
 
-  private signatureText: string | undefined
+/** Read access patterns kept per router: one per collection and combination of plain true/false decisions. */
+const FIXED_READS_KEPT = 256
+const fixedReads = new WeakMap<AccessSetup, LruMap<ReadAccess>>()
+
+/**
+ * The read access these decisions give. Decisions that are all plain `true` or `false` (fixed entries, or
+ * functions answering booleans) give the same to every caller, so that access is built once and shared; a rule
+ * object has filters and variables of its caller and instant, and is resolved per request.
+ */
+function readAccess(
+  setup: AccessSetup,
+  collection: Collection,
+  reachable: readonly Collection[],
+  decisions: readonly AccessDecision[],
+  limits: FilterLimits,
+  now: Date,
+): ReadAccess {
+  const build = (): ReadAccess =>
+    new ReadAccess(setup.schema, new Map(reachable.map((each, index) => [each, readGrant(each, decisions[index]!, limits, now)])))
+  if (!decisions.every((decision) => typeof decision === 'boolean')) return build()
+  let kept = fixedReads.get(setup)
+  if (kept === undefined) fixedReads.set(setup, (kept = new LruMap(true, FIXED_READS_KEPT)))
+  const key = `${collection.name}:${decisions.map((decision) => (decision ? 1 : 0)).join('')}`
+  let read = kept.get(key)
+  if (read === undefined) kept.keep(key, (read = build()))
+  return read
+}
+
+/** The access of one caller. Collections a request cannot reach are treated as unreadable. */
+export class CallerAccess {
+  private constructor(
+    private readonly setup: AccessSetup,
+    readonly context: ItemsContext,
+    private readonly reads: ReadAccess,
+    /** For the rules' own filters: every field, the caller's variables. */
+    private readonly limits: FilterLimits,
+    /** The request's instant: `$NOW`, and the `onCreate` / `onUpdate: 'now'` values. */
+    readonly now: Date,
+  ) {}
+
+  /** What the caller may read: the parser resolves every name of the request through it. */
+  get view(): SchemaView {
+    return this.reads.view
+  }
+
+  /**
+   * The caller's view as text: the fields and rows they may read in each collection the request can reach,
+   * values included. Two callers with one signature see the same (see query/query-cache.ts).
+   */
+  get signature(): string {
+    return this.reads.signature
+  }
 
   /** The caller's `$CURRENT_USER` and friends, for the filters of the request. */
   get variables(): Variables {
@@ -127,15 +172,18 @@ export class CallerAccess {
   /** Resolves the read rules of `collection` and of every collection its relations reach. */
   static async resolve(setup: AccessSetup, collection: Collection, context: ItemsContext, now = new Date()): Promise<CallerAccess> {
     const reachable = setup.reachable.get(collection)!
-    const decisions = await Promise.all(reachable.map((each) => decide(setup, each, 'read', context)))
+    const pending = reachable.map((each) => decide(setup, each, 'read', context))
+    // Fixed entries decide at once: awaiting them all would cost a promise per collection on every request.
+    const decisions = pending.some((decision) => decision instanceof Promise)
+      ? await Promise.all(pending.map((decision) => Promise.resolve(decision)))
+      : (pending as readonly AccessDecision[])
     const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
-    const grants = new Map(reachable.map((each, index) => [each, readGrant(each, decisions[index]!, limits, now)]))
-    return new CallerAccess(setup, context, grants, limits, now)
+    return new CallerAccess(setup, context, readAccess(setup, collection, reachable, decisions, limits, now), limits, now)
   }
 
   /** Whether the caller may read `collection` at all. */
   canRead(collection: Collection): boolean {
-    return this.grants.get(collection) != null
+    return this.reads.grants.get(collection) != null
   }
 
   /** The rule of a write; 403 `FORBIDDEN` when the action is denied. */
@@ -168,34 +216,39 @@ export class CallerAccess {
     const resolved = this.variables(value)
     return resolved === ABSENT ? null : resolved
   }
+}
 
-  private readView(): SchemaView {
-    const open = openView(this.setup.schema)
-    const grants = this.grants
-    const readable = (collection: Collection, member: Member | undefined): member is Member => {
+/** The schema as a caller with these grants sees it. */
+function readView(schema: Schema, grants: ReadonlyMap<Collection, ReadGrant | null>): SchemaView {
+  const open = openView(schema)
+  const readable = (collection: Collection, member: Member | undefined): member is Member => {
+    const grant = grants.get(collection)
+    return member !== undefined && grant != null && (grant.fields === null || grant.fields.has(member.name))
+  }
+  return {
+    collections: schema.collections,
+    member: (collection, name) => {
+      const member = open.member(collection, name)
+      return readable(collection, member) ? member : undefined
+    },
+    members: (collection) => open.members(collection).filter((member) => readable(collection, member)),
+    scope: (collection) => {
       const grant = grants.get(collection)
-      return member !== undefined && grant != null && (grant.fields === null || grant.fields.has(member.name))
-    }
-    return {
-      collections: this.setup.schema.collections,
-      member: (collection, name) => {
-        const member = open.member(collection, name)
-        return readable(collection, member) ? member : undefined
-      },
-      members: (collection) => open.members(collection).filter((member) => readable(collection, member)),
-      scope: (collection) => {
-        const grant = grants.get(collection)
-        return grant == null ? NO_ROWS : grant.scope
-      },
-    }
+      return grant == null ? NO_ROWS : grant.scope
+    },
   }
 }
 
 /** Runs an access entry for the caller and checks what it answered. */
-async function decide(setup: AccessSetup, collection: Collection, action: Action, context: ItemsContext): Promise<AccessDecision> {
+function decide(
+  setup: AccessSetup,
+  collection: Collection,
+  action: Action,
+  context: ItemsContext,
+): AccessDecision | Promise<AccessDecision> {
   const entry = setup.entries.get(collection)![action]
   if (typeof entry !== 'function') return entry
-  return checkDecision(await entry(context), collection, `${where(collection, action)}()`)
+  return Promise.resolve(entry(context)).then((decision) => checkDecision(decision, collection, `${where(collection, action)}()`))
 }
 
 /** Checks the filters of fixed rules once, at creation, with every variable absent. */

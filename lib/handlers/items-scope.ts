@@ -82,13 +82,16 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       ? null
       : queryKey(collection, () => access.signature, req.originalUrl ?? req.url)
   const query = (): Promise<Query> => (parsed ??= services.queries.parse(kept(), parse))
-  const writer = writerFor(services, collection, access, query)
+  // Made on first use: a read never writes.
+  let writer: ItemsWriter | undefined
   return {
     collection,
     repository: services.repository,
     versions: services.versions,
     access,
-    writer,
+    get writer() {
+      return (writer ??= writerFor(services, collection, access, query))
+    },
     query,
     assertReadable: () => {
       if (!access.canRead(collection)) throw new ForbiddenError()
@@ -97,7 +100,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     readBack: async (keys) => {
       const { fields, scope } = await query()
       try {
-        const returned = writer.returnedRows(keys)
+        const returned = writer?.returnedRows(keys) ?? null
         if (returned !== null) return await services.repository.shapeReturned(collection, fields, returned)
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {

@@ -1,7 +1,7 @@
 // Where a statement runs when the host gives a read replica: the one place that decides primary or replica.
-import type { Request, RequestHandler } from 'express'
+import type { Request } from 'express'
 import type { Knex } from 'knex'
-import { currentRequest, type RequestScope } from '../request-scope'
+import { currentRequest, type RequestScope, type ScopeSetup } from '../request-scope'
 
 /** Methods whose requests only read: everything else (writes, promotes, saves) runs wholly on the primary. */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'SEARCH'])
@@ -34,12 +34,11 @@ export class ReadRouting {
     return this.replica !== null && scope !== undefined && onReplica.has(scope) ? this.replica : this.primary
   }
 
-  /** Middleware, mounted after `requestScope()`, that lets a read request's reads go to the replica. */
-  middleware(): RequestHandler {
-    return (req, _res, next) => {
-      const scope = currentRequest()
-      if (this.replica !== null && scope !== undefined && READ_METHODS.has(req.method) && !this.readsPrimary(req)) onReplica.add(scope)
-      next()
+  /** The request scope's setup that lets a read request's reads go to the replica; null without a replica. */
+  scopeSetup(): ScopeSetup | null {
+    if (this.replica === null) return null
+    return (req, scope) => {
+      if (READ_METHODS.has(req.method) && !this.readsPrimary(req)) onReplica.add(scope)
     }
   }
 }

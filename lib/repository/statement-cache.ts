@@ -2,9 +2,8 @@
 // differ only in their bound values, run through a statement the connection prepared once. The dialect says how
 // (see Dialect.statementReuse); this module keeps the statements per connection, bounded, and knows which
 // connections a request's statements are running on, so that an unmarked request can still be cancelled.
-import type { RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import { currentRequest, type RequestScope } from '../request-scope'
+import { currentRequest, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect, DriverQuery, KeptStatements, StatementReuse } from './dialects'
 import { LruMap } from '../lru-map'
 
@@ -83,16 +82,12 @@ export function reusesStatements(dialect: Dialect, preparedStatements: boolean |
 }
 
 /**
- * Middleware, mounted after `requestScope()`, that runs the request's statements through kept statements
- * (see Dialect.statementReuse). Nothing at all when the router does not reuse them.
+ * The request scope's setup that runs its statements through kept statements (see Dialect.statementReuse);
+ * null when the router does not reuse them.
  */
-export function reuseStatements(instances: readonly Knex[], dialect: Dialect, enabled: boolean): RequestHandler {
+export function reuseStatements(instances: readonly Knex[], dialect: Dialect, enabled: boolean): ScopeSetup | null {
   const strategy = dialect.statementReuse
-  if (!enabled || strategy === null) return (_req, _res, next) => next()
+  if (!enabled || strategy === null) return null
   for (const knex of instances) install(knex)
-  return (_req, _res, next) => {
-    const scope = currentRequest()
-    if (scope) reusing.set(scope, strategy)
-    next()
-  }
+  return (_req, scope) => reusing.set(scope, strategy)
 }

@@ -1,9 +1,8 @@
 // Bounds the statements the router's requests run: a time limit per statement, cancellation of a request's
 // running statements when the request is aborted, and the API error either one ends in.
-import type { RequestHandler } from 'express'
 import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
-import { currentRequest, type RequestScope } from '../request-scope'
+import { currentRequest, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect } from './dialects'
 import { runningConnections, unmarked } from './statement-cache'
 
@@ -28,15 +27,16 @@ const seen = new WeakSet<object>()
 const cancelledOnAbort = new WeakMap<RequestScope, Set<Knex>>()
 
 /**
- * Middleware, mounted after `requestScope()`, that puts the request's statements under this router's limits.
+ * The request scope's setup that puts the request's statements under this router's limits (null: the dialect
+ * cancels nothing).
  * Registers one listener on each knex instance (the primary and a replica): its `start` event fires per
  * statement once it holds its connection, before the SQL is compiled, in the async context of the code that
  * awaits it (hooks' statements on `meta.db` included). Statements outside the router's requests (the host's own)
  * are left alone.
  */
-export function guardStatements(instances: readonly Knex[], dialect: Dialect, statementTimeout: number): RequestHandler {
+export function guardStatements(instances: readonly Knex[], dialect: Dialect, statementTimeout: number): ScopeSetup | null {
   const cancel = dialect.cancelStatements
-  if (cancel === null) return (_req, _res, next) => next()
+  if (cancel === null) return null
   for (const knex of instances) {
     // A client that cannot cancel (the host's own better-sqlite3 connection) runs its statements to the end.
     if (listening.has(knex) || !(knex.client as { canCancelQuery?: boolean }).canCancelQuery) continue
@@ -44,11 +44,7 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
     knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
   }
   const guard: Guard = { statementTimeout, cancel }
-  return (_req, _res, next) => {
-    const scope = currentRequest()
-    if (scope) guards.set(scope, guard)
-    next()
-  }
+  return (_req, scope) => guards.set(scope, guard)
 }
 
 function guardStatement(knex: Knex, builder: Runnable): void {
@@ -81,7 +77,7 @@ function guardStatement(knex: Knex, builder: Runnable): void {
       guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
       for (const connection of runningConnections(scope)) cancelOn(knex, connection)
     }
-    scope.signal.addEventListener('abort', stop, { once: true })
+    scope.onAbort(stop)
   }
 }
 

@@ -150,8 +150,7 @@ class SqliteReaderClient extends KnexBetterSqlite3 {
 
   async _query(thread: ReaderThread, query: KnexQuery): Promise<KnexQuery> {
     // A request aborted before its statement reached a thread has nothing to cancel yet: it is not sent at all.
-    if (currentRequest()?.signal.aborted === true)
-      throw readerError('The request was aborted before its statement ran', 'ITEMS_READER_STOPPED')
+    if (currentRequest()?.aborted === true) throw readerError('The request was aborted before its statement ran', 'ITEMS_READER_STOPPED')
     const request = {
       sql: query.sql.replace(LEADING_COMMENT, ''),
       bindings: this._formatBindings(query.bindings),
