@@ -154,6 +154,24 @@ forEachDialect((ctx) => {
       expect(requests).toEqual(['read', 'write'])
     })
 
+    it('callers whose functions answer other plain true/false each read through their own view, in any order', async () => {
+      // Read access from booleans alone is built once per pattern and shared: a pattern must never leak to another.
+      const app = appWith({
+        articles: { read: (context) => context.role !== 'none' },
+        authors: { read: (context) => context.role === 'editor' },
+      })
+      const url = '/api/items/articles/1?fields=id,author.name'
+      const editor = caller(app, { role: 'editor' })
+      const reader = caller(app, { role: 'reader' })
+      const none = caller(app, { role: 'none' })
+      for (let round = 0; round < 2; round++) {
+        expect((await editor.get(url)).body).toEqual({ data: { id: 1, author: { name: expect.any(String) } } })
+        expectError(await reader.get(url), 400, 'INVALID_QUERY')
+        expect((await reader.get('/api/items/articles/1?fields=id,author')).body).toEqual({ data: { id: 1, author: expect.any(Number) } })
+        expectError(await none.get(url), 403, 'FORBIDDEN')
+      }
+    })
+
     it('answers an ItemsError thrown by the context with that error, unlogged, and writes nothing', async () => {
       const logger = recordingLogger()
       const app = appWith(

@@ -836,6 +836,26 @@ forEachDialect((ctx) => {
       },
     )
 
+    it('a cursor walks the same pages with the related items as without them', async () => {
+      const expand = (row: Row): Row => ({
+        id: row.id,
+        author: row.author === null ? null : { name: author(row.author).name },
+        parent: row.parent === null ? null : { title: article(row.parent).title },
+      })
+      const plain = (await ok(app, '/items/articles?sort=-rating&limit=21&fields=id,author,parent')) as Row[]
+      const walked: unknown[] = []
+      let cursor = ''
+      for (let page = 0; page < 3; page++) {
+        const response = await request(app).get(
+          `/api/items/articles?sort=-rating&limit=7&fields=id,author.name,parent.title&meta=next_cursor${cursor}`,
+        )
+        const body = response.body as { data: unknown[]; meta: { next_cursor: string } }
+        walked.push(...body.data)
+        cursor = `&cursor=${body.meta.next_cursor}`
+      }
+      expect(walked).toEqual(plain.map(expand))
+    })
+
     it('limits the page before joining: the join reads the page, not the table', async () => {
       const { sql } = await ctx.countQueries(() => request(app).get('/api/items/articles?limit=5&fields=id,author.name'))
       if (dialectOf(ctx.knex).joinsManyToOne) {
