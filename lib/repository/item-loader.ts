@@ -222,17 +222,13 @@ export class ItemLoader {
 
   /**
    * The many-to-one items of `fields` that a page's own statement reads (see `aroundPage`), sparing a statement
-   * (over a network, a round trip) each: where the dialect joins them, when the page is sorted by its own
-   * columns, and the relation has no scope and no computed field. The others are read by statements of their
-   * own (`byKeys`).
+   * (over a network, a round trip) each: where the dialect joins them and the page is sorted by its own columns,
+   * for a relation without scope or computed field. The others are read by statements of their own (`byKeys`).
+   * A key and the key it references always have one type (build-schema.ts), so the join compares like with like.
    */
   private joinedRelations(fields: readonly FieldNode[], selection: Selection): ManyToOne[] {
-    if (
-      !this.dialect.joinsManyToOne ||
-      selection.sort.length === 0 ||
-      selection.sort.some((node) => node.path.length > 0 || node.operand !== undefined)
-    )
-      return []
+    const ownOrder = selection.sort.length > 0 && selection.sort.every((node) => node.path.length === 0 && node.operand === undefined)
+    if (!this.dialect.joinsManyToOne || !ownOrder) return []
     return fields.filter(
       (node): node is ManyToOne => node.kind === 'm2o' && node.scope === null && node.children.every((child) => child.kind !== 'function'),
     )
