@@ -29,8 +29,9 @@ const PAGE = '__items_page'
 /** The page's columns the statement around it joins on and orders by. */
 const joinKey = (relation: number): string => `__items_m2o_key_${relation}`
 const orderColumn = (term: number): string => `__items_order_${term}`
-/** A joined many-to-one item's column, apart from the page's own. */
-const joinedColumn = (relation: number, field: Field): string => `__items_m2o_${relation}_${field.name}`
+/** A joined many-to-one item's table, and its columns, apart from the page's own. */
+const joinAlias = (relation: number): string => `__items_m2o_${relation}`
+const joinedColumn = (relation: number, field: Field): string => `${joinAlias(relation)}_${field.name}`
 
 export const keyId = (key: unknown): string => String(key)
 
@@ -290,7 +291,7 @@ export class ItemLoader {
       .select(this.knex.raw('??.*', [PAGE]))
       .from(source)
     joined.forEach((node, index) => {
-      const alias = `__items_m2o_${index}`
+      const alias = joinAlias(index)
       const { related } = node
       const columns = [...readFields(related, node.children)].map((field) =>
         selectColumn(this.knex, field, this.dialect, { table: alias, output: joinedColumn(index, field) }),
