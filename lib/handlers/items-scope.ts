@@ -67,14 +67,16 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const collection = services.schema.collections.get(String(req.params.collection))
   if (!collection) throw routeNotFound(req)
   const access = await CallerAccess.resolve(services.access, collection, await resolveCaller(services.context, req))
-  const parser: ParserOptions = { ...services.parser, schema: access.view, variables: access.variables }
+  // Made when something is parsed: a request whose query was parsed before needs none of it.
+  const parser = (): ParserOptions => ({ ...services.parser, schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.originalUrl ?? req.url, services.queryString)
     const raw = req.method === 'SEARCH' ? readQueryBody(readBody(req), inUrl, services.queryString) : inUrl
+    if (!services.lifecycle.has(collection, 'beforeRead')) return parseQuery(raw, collection, parser())
     const meta = { collection: collection.name, context: access.context, db: services.knex }
     const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, meta)
-    return parseQuery(hooked as RawQuery, collection, parser)
+    return parseQuery(hooked as RawQuery, collection, parser())
   }
   // A beforeRead hook may answer each caller differently, and a SEARCH reads its query from the body.
   const kept = (): string | null =>
@@ -112,7 +114,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     cursorAfter: (query, keys) => encodeCursor(services.parser.cursorSecret, collection, query.sort, keys),
     logger: services.logger,
     body: () => readBody(req),
-    selection: (raw) => parseSelection(raw, collection, parser),
+    selection: (raw) => parseSelection(raw, collection, parser()),
     respond: (res, write, answer) =>
       idempotent({ req, res, store: services.idempotency, context: access.context, logger: services.logger, write, answer }),
   }
