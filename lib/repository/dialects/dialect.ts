@@ -219,7 +219,7 @@ export interface Dialect {
    * Whether a page's own many-to-one items come with the page's statement, joined after its LIMIT (see
    * ItemLoader), instead of with a statement of their own. Over a network that spares a round trip each. SQLite
    * runs statements in this process, where the derived table and the second sort cost more than the statement
-   * they spare (about 5 % of a list's CPU in `npm run bench`).
+   * they spare (1–24 % more CPU per list in interleaved `npm run bench` runs).
    */
   readonly joinsManyToOne: boolean
   /**
