@@ -73,9 +73,15 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.originalUrl ?? req.url, services.queryString)
     const raw = req.method === 'SEARCH' ? readQueryBody(readBody(req), inUrl, services.queryString) : inUrl
-    if (!services.lifecycle.has(collection, 'beforeRead')) return parseQuery(raw, collection, parser())
-    const meta = { collection: collection.name, context: access.context, db: services.knex }
-    const hooked = await services.lifecycle.before(collection, 'beforeRead', { ...raw }, meta)
+    // Only a hook gets a copy to change, and its meta.
+    const hooked = services.lifecycle.has(collection, 'beforeRead')
+      ? await services.lifecycle.before(
+          collection,
+          'beforeRead',
+          { ...raw },
+          { collection: collection.name, context: access.context, db: services.knex },
+        )
+      : raw
     return parseQuery(hooked as RawQuery, collection, parser())
   }
   // A beforeRead hook may answer each caller differently, and a SEARCH reads its query from the body.
