@@ -1,6 +1,6 @@
 // Reads items and their relations: one statement for the rows, which over a network also joins the page's own
-// many-to-one items where it can, then one per other relation node of the field tree (batched IN lists, chunked below the driver's
-// parameter limit), never one per row.
+// many-to-one items where it can, and for one item by key also brings its key lists; then one per other relation
+// node of the field tree (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
@@ -23,6 +23,13 @@ type Row = Record<string, unknown>
 const RANK = '__items_rank'
 
 type ManyToOne = Extract<FieldNode, { kind: 'm2o' }>
+type OneToMany = Extract<FieldNode, { kind: 'o2m' }>
+
+/** A key list that a one-item read's statement brings (see `foldedLists`), with the values its subquery binds. */
+interface FoldedList {
+  readonly node: OneToMany
+  readonly bound: readonly unknown[]
+}
 
 /** The page, as the statement that joins its many-to-one items names it (see `aroundPage`). */
 const PAGE = '__items_page'
@@ -32,6 +39,17 @@ const orderColumn = (term: number): string => `__items_order_${term}`
 /** A joined many-to-one item's table, and its columns, apart from the page's own. */
 const joinAlias = (relation: number): string => `__items_m2o_${relation}`
 const joinedColumn = (relation: number, field: Field): string => `${joinAlias(relation)}_${field.name}`
+
+/**
+ * Most keys a folded list may hold (the default `maxLimit`), so that the one value it makes stays small. A longer
+ * list, under a raised limit and row budget, has a statement of its own.
+ */
+const MAX_FOLDED_KEYS = 1000
+
+/** A folded key list's column in the item's statement, and its derived table's name and key column. */
+const foldedColumn = (list: number): string => `__items_keys_${list}`
+const FOLDED = '__items_keys'
+const FOLDED_KEY = '__items_key'
 
 export const keyId = (key: unknown): string => String(key)
 
@@ -64,6 +82,9 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
 
 /** A read passed `maxLoadedRows`: a 400, which an export answers by reading smaller chunks instead. */
 export class RowBudgetError extends InvalidQueryError {}
+
+/** Whether a sort node orders by a field of the collection's own rows (no relation, no function). */
+const ownSort = (node: SortNode): boolean => node.path.length === 0 && node.operand === undefined
 
 /** Whether a sort key can be NULL: a relational or computed key always can (no related row, no date). */
 const mayBeNull = (node: SortNode): boolean => node.path.length > 0 || node.operand !== undefined || node.field.nullable
@@ -126,17 +147,23 @@ export class ItemLoader {
   /** The read statements compiled so far, by shape (see statement-plans.ts). */
   private readonly plans: StatementPlans
 
-  /** The items the selection picks, shaped by `fields`, loading at most `maxLoadedRows` rows unless told otherwise. */
+  /**
+   * The items the selection picks, shaped by `fields`, loading at most `maxLoadedRows` rows unless told otherwise.
+   * `oneItem`: the key of the one item the selection picks, whose key lists of at most `foldedKeys` keys its
+   * statement may then bring (see `foldedLists`).
+   */
   async load(
     db: Db,
     collection: Collection,
     fields: readonly FieldNode[],
     selection: Selection,
     budget = new RowBudget(this.maxLoadedRows),
+    oneItem: { key: PrimaryKey; foldedKeys: number } | null = null,
   ): Promise<Item[]> {
     const joined = this.joinedRelations(fields, selection)
-    const rows = await this.query(db, collection, fields, selection, budget, joined)
-    return this.shape(db, collection, fields, rows, budget, joined)
+    const folded = oneItem === null ? [] : this.foldedLists(fields, oneItem.key, Math.min(oneItem.foldedKeys, MAX_FOLDED_KEYS), budget)
+    const rows = await this.query(db, collection, fields, selection, budget, joined, false, folded)
+    return this.shape(db, collection, fields, rows, budget, joined, folded)
   }
 
   /**
@@ -228,10 +255,58 @@ export class ItemLoader {
    * A key and the key it references always have one type (build-schema.ts), so the join compares like with like.
    */
   private joinedRelations(fields: readonly FieldNode[], selection: Selection): ManyToOne[] {
-    const ownOrder = selection.sort.length > 0 && selection.sort.every((node) => node.path.length === 0 && node.operand === undefined)
+    const ownOrder = selection.sort.length > 0 && selection.sort.every(ownSort)
     if (!this.dialect.joinsManyToOne || !ownOrder) return []
     return fields.filter(
       (node): node is ManyToOne => node.kind === 'm2o' && node.scope === null && node.children.every((child) => child.kind !== 'function'),
+    )
+  }
+
+  /**
+   * The key lists (one-to-many fields without children) that a one-item read's own statement brings, sparing a
+   * statement each: where the dialect has the aggregate (`keyPairs`), for integer keys (exact in JSON), with no
+   * filter (a caller's scope, `deep`), search or relational sort, and a LIMIT (the list's, or the row budget's)
+   * of at most `most` keys. Each is limited as its own statement would be, so the row budget counts the same
+   * rows. The others are read by statements of their own (`children`).
+   */
+  private foldedLists(fields: readonly FieldNode[], key: PrimaryKey, most: number, budget: RowBudget): FoldedList[] {
+    return fields.flatMap((node) => {
+      if (node.kind !== 'o2m' || node.children !== null || node.related.primaryKey.type !== 'integer') return []
+      const { filter, search, sort, offset } = node.selection
+      const limit = budget.cap(node.selection.limit)
+      if (filter !== null || search !== null || limit === null || limit > most || !sort.every(ownSort)) return []
+      const parent = toStorage(node.relation.foreignKey, key, this.dialect)
+      return [{ node, bound: offset > 0 ? [parent, limit, offset] : [parent, limit] }]
+    })
+  }
+
+  /**
+   * A folded key list as one column: its keys from a derived table of the related rows, each numbered in the
+   * list's order, then aggregated into `[rank, key]` pairs (see `unfoldKeys`). The parent's key, the LIMIT
+   * and the OFFSET are bound, so no subquery refers to the outer row (MariaDB's derived tables cannot).
+   */
+  private foldedList(list: number, { node, bound }: FoldedList, slots: readonly unknown[]): Knex.Raw {
+    const { related } = node
+    const order = this.orderTerms(related, node.selection)
+    const page = bound.length > 2 ? 'limit ? offset ?' : 'limit ?'
+    return this.knex.raw(
+      `(select ${this.dialect.keyPairs} from (select ?? as ??, row_number() over (order by ${order.sql}) as ?? from ?? ` +
+        `where ?? = ? order by ${order.sql} ${page}) as ??) as ??`,
+      [
+        RANK,
+        FOLDED_KEY,
+        `${related.table}.${related.primaryKey.column}`,
+        FOLDED_KEY,
+        ...order.bindings,
+        RANK,
+        related.table,
+        `${related.table}.${node.relation.foreignKey.column}`,
+        slots[0],
+        ...order.bindings,
+        ...slots.slice(1),
+        FOLDED,
+        foldedColumn(list),
+      ] as Knex.RawBinding[],
     )
   }
 
@@ -243,6 +318,7 @@ export class ItemLoader {
     budget: RowBudget,
     joined: readonly ManyToOne[],
     keyed = false,
+    folded: readonly FoldedList[] = [],
   ): Promise<Row[]> {
     if (selection.limit === 0) return []
     const page = { limit: budget.cap(selection.limit), offset: selection.offset }
@@ -252,10 +328,19 @@ export class ItemLoader {
     if (kept) {
       shape = new Shape('items').schema(collection).word(String(keyed)).columns(fields).filter(selection.filter).sort(selection.sort)
       for (const node of joined) shape.word('joined').schema(node.related).columns(node.children)
+      for (const { node, bound } of folded)
+        shape.word('folded').schema(node.relation.foreignKey).sort(node.selection.sort).word(String(bound.length))
     }
+    const bound = folded.flatMap((list) => list.bound)
     const compile = (): Knex.QueryBuilder => {
       const joins = this.countJoins(collection)
       const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
+      const slots = boundList(bound)
+      let next = 0
+      folded.forEach((list, index) => {
+        qb.select(this.foldedList(index, list, slots.slice(next, next + list.bound.length)))
+        next += list.bound.length
+      })
       this.where(qb, collection, selection, joins)
       if (keyed || selection.after || joined.length > 0) {
         const terms = this.sortTerms(collection, selection, joins)
@@ -274,7 +359,7 @@ export class ItemLoader {
       return qb
     }
     const around = joined.length > 0 ? (paged: Knex.QueryBuilder | string) => this.aroundPage(paged, selection, joined) : null
-    const rows = await this.plans.select(db, shape, page, compile, [], around)
+    const rows = await this.plans.select(db, shape, page, compile, bound, around)
     budget.spend(rows.length)
     return rows
   }
@@ -320,6 +405,7 @@ export class ItemLoader {
     rows: readonly Row[],
     budget: RowBudget,
     joined: readonly ManyToOne[] = [],
+    folded: readonly FoldedList[] = [],
   ): Promise<Item[]> {
     const pk = collection.primaryKey
     const keys = rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
@@ -335,7 +421,8 @@ export class ItemLoader {
         const related = [...new Set(references)] as PrimaryKey[]
         relations.set(node, await this.byKeys(db, node.related, related, node.children, node.scope, budget))
       } else if (node.kind === 'o2m') {
-        relations.set(node, await this.children(db, node, keys, budget))
+        const list = folded.findIndex((candidate) => candidate.node === node)
+        relations.set(node, list >= 0 ? this.unfoldKeys(node, list, keys, rows, budget) : await this.children(db, node, keys, budget))
       }
     }
     return rows.map((row, index) => {
@@ -361,6 +448,30 @@ export class ItemLoader {
       }
       return item
     })
+  }
+
+  /** The keys of a folded list (see `foldedList`) by parent key id: its `[rank, key]` pairs put in rank order. */
+  private unfoldKeys(
+    node: OneToMany,
+    list: number,
+    parents: readonly PrimaryKey[],
+    rows: readonly Row[],
+    budget: RowBudget,
+  ): Map<string, unknown[]> {
+    const pk = node.related.primaryKey
+    const byParent = new Map<string, unknown[]>()
+    rows.forEach((row, index) => {
+      const value = row[foldedColumn(list)]
+      // JSON text on SQLite and MariaDB, parsed by the driver on PostgreSQL and MySQL; NULL over no rows.
+      const pairs = ((typeof value === 'string' ? JSON.parse(value) : value) ?? []) as [number, unknown][]
+      pairs.sort((a, b) => a[0] - b[0])
+      budget.spend(pairs.length)
+      byParent.set(
+        keyId(parents[index]),
+        pairs.map(([, key]) => fromStorage(pk, key, this.dialect)),
+      )
+    })
+    return byParent
   }
 
   /** The many-to-one items the page's statement read beside its rows (see `aroundPage`), by key id. */

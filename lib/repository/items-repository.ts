@@ -8,7 +8,7 @@ import { fieldIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import type { Dialect } from './dialects'
+import type { Dialect, ServerTraits } from './dialects'
 import { mapDbError } from './map-db-error'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
@@ -85,8 +85,8 @@ export class ItemsRepository {
 
   private readonly knex: Knex
   private readonly routing: ReadRouting
-  /** Whether the database answers an INSERT's rows, once asked (see `insertsReturnRows`). */
-  private insertReturning: Promise<boolean> | null = null
+  /** What the database supports where servers of the dialect differ, once asked (see `serverTraits`). */
+  private traits: Promise<ServerTraits> | null = null
 
   /**
    * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
@@ -164,7 +164,10 @@ export class ItemsRepository {
   async readOne(collection: Collection, key: PrimaryKey, query: Query): Promise<Item | null> {
     const filter = this.withKeys(collection, [key], query.filter)
     // A `cursor` places pages in a list; one item by key has no place to start after.
-    const [item] = await this.loader.load(this.reads(), collection, query.fields, { ...query, filter, limit: 1, offset: 0, after: null })
+    const selection = { ...query, filter, limit: 1, offset: 0, after: null }
+    const db = this.reads()
+    const { foldedKeys } = await this.serverTraits(db)
+    const [item] = await this.loader.load(db, collection, query.fields, selection, undefined, { key, foldedKeys })
     return item ?? null
   }
 
@@ -324,20 +327,24 @@ export class ItemsRepository {
     fields: readonly FieldNode[],
     write: 'create' | 'update',
   ): Promise<ReturningColumns | null> {
-    const returns = write === 'create' ? await this.insertsReturnRows() : this.dialect.returnsRows
+    const returns = write === 'create' ? (await this.serverTraits(this.knex)).insertReturnsRows : this.dialect.returnsRows
     return returns ? this.loader.returningColumns(collection, fields) : null
   }
 
-  /** Whether the database answers an INSERT's rows, asked once where the dialect cannot tell (Dialect.insertReturning). */
-  private insertsReturnRows(): Promise<boolean> {
-    const ask = this.dialect.insertReturning
-    if (ask === null) return Promise.resolve(this.dialect.returnsRows)
-    // An error (no connection yet, say) is not kept: the write then reads its items back, and the next one asks.
-    this.insertReturning ??= ask(this.knex).catch(() => {
-      this.insertReturning = null
-      return false
+  /**
+   * What the database supports where servers of the dialect differ (Dialect.serverTraits), asked once through
+   * `db` (a read asks where it runs); every trait's default where the dialect cannot differ. An error (no
+   * connection yet, say) is not kept: that request does without (a read brings its key lists by statements of
+   * their own, a create reads its items back), and the next one asks.
+   */
+  private serverTraits(db: Knex): Promise<ServerTraits> {
+    const ask = this.dialect.serverTraits
+    if (ask === null) return Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
+    this.traits ??= ask(db).catch(() => {
+      this.traits = null
+      return { insertReturnsRows: false, foldedKeys: 0 }
     })
-    return this.insertReturning
+    return this.traits
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */

@@ -814,8 +814,51 @@ forEachDialect((ctx) => {
       expect(count).toBeLessThanOrEqual(1 + wildcardNodes('articles', levels, backlink))
     })
 
-    it('a read by id costs the same as the page: its ETag comes from the row it reads', async () => {
-      expect(await statements(ctx, app, '/items/articles/1?fields=*,author.*,comments.*')).toBe(withPage(5, 1))
+    it("a read by id costs the page's statements less its key lists, which come with its row (Dialect.keyPairs)", async () => {
+      await ok(app, '/items/articles/1') // On MySQL, the router's first such read asks the server what it supports.
+      // The topic keys of `*` come with the article; the comments (with fields) and the author's article keys do not.
+      expect(await statements(ctx, app, '/items/articles/1?fields=*,author.*,comments.*')).toBe(withPage(4, 1))
+      expect(await statements(ctx, app, '/items/articles/1')).toBe(1)
+      expect(
+        await statements(ctx, app, '/items/articles/1?fields=id,comments&deep[comments][_sort]=-votes&deep[comments][_offset]=1'),
+      ).toBe(1)
+      // A filtered list (`deep`, or a caller's scope) keeps its own statement, as does one longer than 1,000 keys.
+      expect(await statements(ctx, app, '/items/articles/1?fields=id,comments&deep[comments][_filter][votes][_gt]=1')).toBe(2)
+      const roomy = createApp(ctx.knex, { maxLimit: 2000, maxLoadedRows: 5000 })
+      await ok(roomy, '/items/articles/1')
+      expect(await statements(ctx, roomy, '/items/articles/1?fields=id,comments&deep[comments][_limit]=1000')).toBe(1)
+      expect(await statements(ctx, roomy, '/items/articles/1?fields=id,comments&deep[comments][_limit]=1001')).toBe(2)
+    })
+  })
+
+  describe("a one-item read's key lists, folded into its statement (Dialect.keyPairs)", () => {
+    /** The article's comment keys as the list read answers them: by statements of their own (ItemLoader.children). */
+    const listed = async (id: number, deep: string): Promise<unknown> =>
+      ((await ok(app, `/items/articles?filter[id][_eq]=${id}&fields=id,comments,topics&${deep}`)) as Row[])[0]
+
+    it.each([
+      '',
+      'deep[comments][_sort]=-id',
+      'deep[comments][_sort]=-votes',
+      'deep[comments][_sort]=votes,-id&deep[comments][_limit]=3',
+      'deep[comments][_sort]=body&deep[comments][_limit]=2&deep[comments][_offset]=1',
+      'deep[comments][_limit]=0&deep[topics][_sort]=-id',
+      'deep[comments][_offset]=50',
+    ])('answer as the list read answers them: %s', async (deep) => {
+      for (const id of [1, 2, 7])
+        expect(await ok(app, `/items/articles/${id}?fields=id,comments,topics&${deep}`)).toEqual(await listed(id, deep))
+    })
+
+    it('count against maxLoadedRows as the rows of their own statements would', async () => {
+      const url = '/api/items/articles/1?fields=id,comments,topics'
+      const answered = (await ok(app, '/items/articles/1?fields=id,comments,topics')) as { comments: unknown[]; topics: unknown[] }
+      const rows = 1 + answered.comments.length + answered.topics.length
+      expect(answered.comments.length).toBeGreaterThan(1)
+      // The article, its comments and its topics: exactly the budget answers; one row less is a 400.
+      expect((await request(createApp(ctx.knex, { maxLoadedRows: rows })).get(url)).status).toBe(200)
+      const refused = await request(createApp(ctx.knex, { maxLoadedRows: rows - 1 })).get(url)
+      expect(refused.status).toBe(400)
+      expect(refused.body.errors[0].message).toMatch(/maxLoadedRows/)
     })
   })
 

@@ -52,6 +52,17 @@ export interface ArraySupport {
   empty(lhs: SqlFragment, negate: boolean): SqlFragment
 }
 
+/** What one server of a dialect supports, where its servers differ (Dialect.serverTraits). */
+export interface ServerTraits {
+  /** Whether an INSERT returns the rows it wrote (MariaDB 10.5+; not MySQL). */
+  readonly insertReturnsRows: boolean
+  /**
+   * Most keys one list folded with `keyPairs` may hold: 0 where the server lacks the aggregate (MariaDB before
+   * 10.5), and on MariaDB what `group_concat_max_len` has room for, since it cuts JSON_ARRAYAGG's text short.
+   */
+  readonly foldedKeys: number
+}
+
 export interface Dialect {
   readonly name: DialectName
   /**
@@ -61,17 +72,17 @@ export interface Dialect {
   readonly insertReturnsKeyWithReturning: boolean
   /**
    * An INSERT or UPDATE can return the rows it wrote (`RETURNING`): PostgreSQL, and SQLite since 3.35. MySQL
-   * cannot; MariaDB's INSERT can since 10.5 (see `insertReturning`), but its UPDATE cannot.
+   * cannot; MariaDB's INSERT can since 10.5 (see `serverTraits`), but its UPDATE cannot.
    */
   readonly returnsRows: boolean
   /**
-   * Where an INSERT returns its rows on some servers of the dialect only, how to ask the one behind `knex`
-   * (once per router): MariaDB 10.5+ does, MySQL does not. null: `returnsRows` says.
+   * Where servers of the dialect differ in what the router uses, how to ask the one behind `knex` (once per
+   * router, on the first request that needs to know). null: every server has `returnsRows` and `keyPairs`.
    */
-  readonly insertReturning: ((knex: Knex) => Promise<boolean>) | null
+  readonly serverTraits: ((knex: Knex) => Promise<ServerTraits>) | null
   /**
    * `insert` made to answer the rows it writes as `columns` read them, where the server can (`returnsRows`,
-   * `insertReturning`). PostgreSQL and SQLite through knex's `returning()`; knex's MySQL compiler leaves that
+   * `serverTraits`). PostgreSQL and SQLite through knex's `returning()`; knex's MySQL compiler leaves that
    * out, so for MariaDB the clause goes after the compiled INSERT.
    */
   returningInsert(db: Knex | Knex.Transaction, insert: Knex.QueryBuilder, columns: readonly (string | Knex.Raw)[]): Knex.QueryBuilder
@@ -222,6 +233,13 @@ export interface Dialect {
    * they spare (1–24 % more CPU per list in interleaved `npm run bench` runs).
    */
   readonly joinsManyToOne: boolean
+  /**
+   * The aggregate that gathers rows into one JSON array of `[rank, key]` pairs, the rank and key columns given
+   * as `??`. With it a one-item read's statement brings that item's one-to-many key lists (see ItemLoader),
+   * each from a derived table that numbers its rows; the ranks carry the order, which no aggregate here
+   * promises to keep.
+   */
+  readonly keyPairs: string
   /**
    * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
    * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and

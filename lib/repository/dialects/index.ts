@@ -17,6 +17,7 @@ export {
   type StatementReuse,
   type Fault,
   type RecognisedError,
+  type ServerTraits,
   type SqlFragment,
 } from './dialect'
 

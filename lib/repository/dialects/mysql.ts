@@ -3,7 +3,7 @@ import type { DatePart } from '../../query/query'
 import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
 import type { Knex } from 'knex'
-import type { Dialect, DriverError, Fault, RecognisedError } from './dialect'
+import type { Dialect, DriverError, Fault, RecognisedError, ServerTraits } from './dialect'
 import { isNetworkError } from './network-faults'
 import { lockName, lockRowsForUpdate } from './row-locks'
 import { bufferText, dateText, numberText } from './driver-values'
@@ -163,23 +163,56 @@ export function consecutiveKeyStep({ mode, step, version }: AutoIncrementSetting
   return consecutive && Number.isInteger(Number(step)) ? Number(step) : null
 }
 
-/** Whether a server reporting `version` (`SELECT VERSION()`) answers `INSERT ... RETURNING`: MariaDB 10.5 and later. */
-export function insertReturnsRows(version: string): boolean {
+/** MariaDB's release in a server's `SELECT VERSION()`, or null for another server. */
+function mariadbRelease(version: string): [number, number] | null {
   // Unanchored: a proxy may report MariaDB's replication prefix (`5.5.5-10.11.6-MariaDB`).
   const release = /(\d+)\.(\d+)\.\d+-MariaDB/i.exec(version)
-  if (release === null) return false
-  const [major, minor] = [Number(release[1]), Number(release[2])]
-  return major > 10 || (major === 10 && minor >= 5)
+  return release === null ? null : [Number(release[1]), Number(release[2])]
+}
+
+/** Whether a release (major, minor, ...) is `least` or later. */
+function atLeast(release: readonly number[], least: readonly number[]): boolean {
+  for (const [index, part] of least.entries()) if ((release[index] ?? 0) !== part) return (release[index] ?? 0) > part
+  return true
+}
+
+/** Whether a server reporting `version` (`SELECT VERSION()`) answers `INSERT ... RETURNING`: MariaDB 10.5 and later. */
+export function insertReturnsRows(version: string): boolean {
+  const release = mariadbRelease(version)
+  return release !== null && atLeast(release, [10, 5])
+}
+
+/** Whether a server reporting `version` has `JSON_ARRAYAGG`: MariaDB 10.5 and later, MySQL 5.7.22 and later. */
+export function aggregatesJsonArrays(version: string): boolean {
+  const mariadb = mariadbRelease(version)
+  if (mariadb !== null) return atLeast(mariadb, [10, 5])
+  const release = /^(\d+)\.(\d+)\.(\d+)/.exec(version)
+  return release !== null && atLeast(release.slice(1).map(Number), [5, 7, 22])
+}
+
+/** The longest text of one `[rank, key]` pair in JSON_ARRAYAGG's answer, a 32-bit key's, with its separator and room to spare. */
+const PAIR_TEXT = 32
+
+/** Most keys a folded list may hold on a server reporting `version`, whose `group_concat_max_len` is `concatLength`. */
+export function foldedKeys(version: string, concatLength: number): number {
+  if (!aggregatesJsonArrays(version)) return 0
+  // MariaDB builds JSON_ARRAYAGG on GROUP_CONCAT, and cuts it at group_concat_max_len with only a warning.
+  return mariadbRelease(version) === null ? Number.POSITIVE_INFINITY : Math.floor(concatLength / PAIR_TEXT) - 1
+}
+
+async function serverTraits(knex: Knex): Promise<ServerTraits> {
+  const [[server]] = (await knex.raw('select version() as version, @@group_concat_max_len as concat_length')) as [
+    { version: unknown; concat_length: unknown }[],
+  ]
+  const version = String(server?.version)
+  return { insertReturnsRows: insertReturnsRows(version), foldedKeys: foldedKeys(version, Number(server?.concat_length)) }
 }
 
 export const mysql: Dialect = {
   name: 'mysql',
   insertReturnsKeyWithReturning: false,
   returnsRows: false,
-  insertReturning: async (knex) => {
-    const [[server]] = (await knex.raw('select version() as version')) as [{ version: unknown }[]]
-    return insertReturnsRows(String(server?.version))
-  },
+  serverTraits,
   returningInsert: (db, insert, columns) => {
     const clause = db
       .raw(
@@ -232,6 +265,7 @@ export const mysql: Dialect = {
   // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   joinsManyToOne: true,
+  keyPairs: 'json_arrayagg(json_array(??, ??))',
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.
   pattern: (column, term, spec) => ({

@@ -96,7 +96,7 @@ export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
   returnsRows: true,
-  insertReturning: null,
+  serverTraits: null,
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   multiRowInsert: 10_000,
@@ -140,6 +140,7 @@ export const postgres: Dialect = {
   // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   joinsManyToOne: true,
+  keyPairs: 'json_agg(json_build_array(??, ??))',
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
   pattern: (column, term, spec) => ({
     sql: `?? ${spec.negate ? 'NOT ' : ''}${spec.insensitive ? 'ILIKE' : 'LIKE'} ?`,

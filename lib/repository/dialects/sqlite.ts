@@ -131,7 +131,7 @@ export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   returnsRows: true,
-  insertReturning: null,
+  serverTraits: null,
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
@@ -158,6 +158,7 @@ export const sqlite: Dialect = {
   autocommitWrites: true,
   // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
   joinsManyToOne: false,
+  keyPairs: 'json_group_array(json_array(??, ??))',
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
   // built-in lower() when that provably gives the same answer (see asciiInsensitive).
