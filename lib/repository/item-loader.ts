@@ -83,6 +83,17 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
 /** A read passed `maxLoadedRows`: a 400, which an export answers by reading smaller chunks instead. */
 export class RowBudgetError extends InvalidQueryError {}
 
+/** Each parent's rows (all of them, in order) cut to its window: after `offset`, at most `limit`. */
+function windows(rows: readonly Row[], foreignKey: Field, offset: number, limit: number, dialect: Dialect): Row[] {
+  const seen = new Map<string, number>()
+  return rows.filter((row) => {
+    const parent = keyId(fromStorage(foreignKey, row[foreignKey.name], dialect))
+    const position = seen.get(parent) ?? 0
+    seen.set(parent, position + 1)
+    return position >= offset && position < offset + limit
+  })
+}
+
 /** Whether a sort node orders by a field of the collection's own rows (no relation, no function). */
 const ownSort = (node: SortNode): boolean => node.path.length === 0 && node.operand === undefined
 
@@ -565,10 +576,12 @@ export class ItemLoader {
   }
 
   /**
-   * One statement for the related rows of a chunk of parents. A per-parent limit or offset numbers each
-   * parent's rows with ROW_NUMBER() (SQLite 3.25+, MariaDB 10.2+, MySQL 8, PostgreSQL) and keeps a window of them.
+   * The related rows of a chunk of parents, each parent's cut to its window (a per-parent limit or offset): by
+   * one statement, which numbers each parent's rows with ROW_NUMBER() (SQLite 3.25+, MariaDB 10.2+, MySQL 8,
+   * PostgreSQL) and keeps a window of them; where the dialect cuts windows in process, only after a plain read
+   * found some parent with more rows than its window keeps (Dialect.cutsWindowsInProcess).
    */
-  private childRows(
+  private async childRows(
     db: Db,
     related: Collection,
     fields: readonly FieldNode[],
@@ -584,15 +597,24 @@ export class ItemLoader {
       selection.search === null
         ? new Shape(kind).schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
         : null
+    const plain = (): Knex.QueryBuilder => {
+      const qb = db(related.table).select(this.columns(related, fields, foreignKey))
+      this.where(qb, related, scoped)
+      const order = this.orderTerms(related, selection)
+      return qb.orderByRaw(order.sql, order.bindings)
+    }
     // One parent (a one-item read): its window is a plain LIMIT / OFFSET, which spares SQL the window function.
     if ((selection.limit === null && selection.offset === 0) || parents.length === 1) {
       const limit = selection.limit === null ? cap : cap === null ? selection.limit : Math.min(selection.limit, cap)
-      return this.plans.select(db, shape('children'), { limit, offset: selection.offset }, () => {
-        const qb = db(related.table).select(this.columns(related, fields, foreignKey))
-        this.where(qb, related, scoped)
-        const order = this.orderTerms(related, selection)
-        return qb.orderByRaw(order.sql, order.bindings)
-      })
+      return this.plans.select(db, shape('children'), { limit, offset: selection.offset }, plain)
+    }
+    // Many parents, in process: first the related rows without windows, at most as many as the windows could keep.
+    // When that is all of them, each parent's window is cut here; when some parent has more, the windows are SQL's.
+    // Neither read asks for more than one row past the row budget (`cap`).
+    if (this.dialect.cutsWindowsInProcess && selection.limit !== null) {
+      const most = Math.min(parents.length * (selection.offset + selection.limit), cap === null ? Number.POSITIVE_INFINITY : cap - 1)
+      const rows = await this.plans.select(db, shape('children'), { limit: most + 1, offset: 0 }, plain)
+      if (rows.length <= most) return windows(rows, foreignKey, selection.offset, selection.limit, this.dialect)
     }
     // The window's rank bounds: after the offset, up to the limit if there is one.
     const bounds = selection.limit === null ? [selection.offset] : [selection.offset, selection.offset + selection.limit]

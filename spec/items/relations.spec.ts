@@ -764,31 +764,83 @@ forEachDialect((ctx) => {
     beforeAll(() => {
       joined = dialectOf(ctx.knex).joinsManyToOne
     })
+    /** Whether a list's per-parent windows are cut in process after a plain read (Dialect.cutsWindowsInProcess). */
+    let cutsWindows: boolean
+    beforeAll(() => {
+      cutsWindows = dialectOf(ctx.knex).cutsWindowsInProcess
+    })
     /** `statements`, less the page's own many-to-one items where they come with the page. */
     const withPage = (statements: number, pageManyToOne: number): number => statements - (joined ? pageManyToOne : 0)
 
-    it.each<[string, number, number]>([
+    it.each<[string, number, number, number]>([
       // page + author + comments
-      ['limit=100&fields=id,title,author.name,comments.body', 3, 1],
+      ['limit=100&fields=id,title,author.name,comments.body', 3, 1, 0],
       // page + comments + topics + author + author.articles (the author's o2m keys, since author.* includes them)
-      ['limit=100&fields=*,author.*,comments.*', 5, 1],
+      ['limit=100&fields=*,author.*,comments.*', 5, 1, 0],
       // page + comments keys + topics keys
-      ['limit=100&fields=*', 3, 0],
-      ['limit=100&fields=*&meta=*', 5, 0],
-      ['limit=100&fields=*&meta=total_count', 4, 0],
+      ['limit=100&fields=*', 3, 0, 0],
+      ['limit=100&fields=*&meta=*', 5, 0, 0],
+      ['limit=100&fields=*&meta=total_count', 4, 0, 0],
       // page + comments + comment authors: a many-to-one below a one-to-many has a statement of its own
-      ['limit=100&fields=comments.author.name', 3, 0],
-      // page + two o2m nodes over the same relation
-      ['limit=100&fields=comments.id,top.id&alias[top]=comments&deep[top][_limit]=1', 3, 0],
+      ['limit=100&fields=comments.author.name', 3, 0, 0],
+      // page + two o2m nodes over the same relation; most articles have more than one comment
+      ['limit=100&fields=comments.id,top.id&alias[top]=comments&deep[top][_limit]=1', 3, 0, 1],
       // page + junction + topics
-      ['limit=100&fields=id,topics.topic.name', 3, 0],
-      ['limit=100&fields=id,comments.id&deep[comments][_limit]=2&deep[comments][_sort]=-votes', 2, 0],
+      ['limit=100&fields=id,topics.topic.name', 3, 0, 0],
+      ['limit=100&fields=id,comments.id&deep[comments][_limit]=2&deep[comments][_sort]=-votes', 2, 0, 1],
+      ['limit=100&fields=id,comments.id&deep[comments][_limit]=60&deep[comments][_sort]=-votes', 2, 0, 0],
       // page + author + parent: two many-to-one items of the page
-      ['limit=100&fields=id,author.name,parent.title', 3, 2],
+      ['limit=100&fields=id,author.name,parent.title', 3, 2, 0],
       // sorted through a relation: the page's many-to-one items have a statement of their own
-      ['limit=100&fields=id,author.name&sort=author.name', 2, 0],
-    ])('GET /items/articles?%s costs %i statements, less %i where they come with the page', async (query, expected, pageManyToOne) => {
-      expect(await statements(ctx, app, `/items/articles?${query}`)).toBe(withPage(expected, pageManyToOne))
+      ['limit=100&fields=id,author.name&sort=author.name', 2, 0, 0],
+    ])(
+      'GET /items/articles?%s costs %i statements, less %i where they come with the page, and %i more where a plain read falls short of the windows',
+      async (query, expected, pageManyToOne, fallsShort) => {
+        expect(await statements(ctx, app, `/items/articles?${query}`)).toBe(
+          withPage(expected, pageManyToOne) + (cutsWindows ? fallsShort : 0),
+        )
+      },
+    )
+
+    it.each([
+      'deep[comments][_limit]=60&deep[comments][_sort]=-votes',
+      'deep[comments][_limit]=30&deep[comments][_offset]=2&deep[comments][_sort]=votes',
+      'deep[comments][_limit]=2&deep[comments][_sort]=-votes',
+      'deep[comments][_limit]=3&deep[comments][_offset]=1',
+    ])("per-parent windows (%s): each article's comments as SQL's ROW_NUMBER() window keeps them", async (deep) => {
+      const query = `limit=10&fields=id,comments.id&sort=id&${deep}`
+      const answered = (await ok(app, `/items/articles?${query}`)) as Array<{ id: number; comments: Row[] }>
+      const {
+        _limit: limit,
+        _offset: offset = '0',
+        _sort: sort = 'id',
+      } = Object.fromEntries(
+        deep.split('&').map((part) => [part.slice(part.indexOf('[_') + 1, part.indexOf(']=')), part.slice(part.indexOf('=') + 1)]),
+      ) as Record<string, string>
+      const descending = sort.startsWith('-')
+      const column = sort.replace('-', '')
+      const windowed = (await ctx
+        .knex('comments')
+        .select(
+          'id',
+          'article',
+          ctx.knex.raw(`row_number() over (partition by article order by ?? ${descending ? 'desc' : 'asc'}, id) as n`, [column]),
+        )
+        .whereIn(
+          'article',
+          answered.map((article) => article.id),
+        )) as Row[]
+      expect(answered.map((article) => ({ id: article.id, comments: article.comments.map((comment) => comment.id) }))).toEqual(
+        answered.map((article) => ({
+          id: article.id,
+          comments: windowed
+            .filter(
+              (row) => row.article === article.id && Number(row.n) > Number(offset) && Number(row.n) <= Number(offset) + Number(limit),
+            )
+            .sort((a, b) => Number(a.n) - Number(b.n))
+            .map((row) => row.id),
+        })),
+      )
     })
 
     it.each<[string, string[]]>([

@@ -265,6 +265,7 @@ export const mysql: Dialect = {
   // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   joinsManyToOne: true,
+  cutsWindowsInProcess: false,
   keyPairs: 'json_arrayagg(json_array(??, ??))',
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary
   // operand makes the whole comparison binary, and LOWER() on both sides makes the insensitive one.

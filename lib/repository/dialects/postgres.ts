@@ -140,6 +140,7 @@ export const postgres: Dialect = {
   // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
   autocommitWrites: false,
   joinsManyToOne: true,
+  cutsWindowsInProcess: false,
   keyPairs: 'json_agg(json_build_array(??, ??))',
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
   pattern: (column, term, spec) => ({
