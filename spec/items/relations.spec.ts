@@ -1,12 +1,14 @@
 // Relational reads (dot paths, wildcards, backlink, alias, deep) answer the seed's relations on every database, in one
 // statement per relation node; over a network, the page's own many-to-one items come with the page's statement.
 import type { Express } from 'express'
+import knexFactory from 'knex'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { seed } from '../../fixtures/seed'
 import { dialectOf } from '../../lib/repository/dialects'
 import type { CollectionDefinition } from '../../lib/types'
 import { createApp } from '../support/app'
+import { knexConfig } from '../support/databases'
 import { forEachDialect, type DialectContext } from '../support/dialects'
 import { expectError } from '../support/expect-error'
 
@@ -900,6 +902,37 @@ forEachDialect((ctx) => {
       for (const id of [1, 2, 7])
         expect(await ok(app, `/items/articles/${id}?fields=id,comments,topics&${deep}`)).toEqual(await listed(id, deep))
     })
+
+    if (ctx.name === 'mysql') {
+      it("on MariaDB, hold no more keys than group_concat_max_len leaves room for: past it the aggregate's text is cut", async () => {
+        // 256 bytes leave room for 7 keys (Dialect.serverTraits); article 1's 44 comment keys take about 440.
+        type Connection = { query(sql: string, done: (error: Error | null) => void): void }
+        const narrow = knexFactory({
+          ...knexConfig('mysql'),
+          pool: {
+            min: 0,
+            max: 2,
+            afterCreate: (connection: Connection, done: (error: Error | null, connection: Connection) => void) =>
+              connection.query('set session group_concat_max_len = 256', (error) => done(error, connection)),
+          },
+        })
+        const statements: string[] = []
+        narrow.on('query', (query: { sql: string }) => statements.push(query.sql))
+        try {
+          const narrowApp = createApp(narrow)
+          await ok(narrowApp, '/items/articles/1') // The first read by id asks the server what it supports.
+          for (const limit of [7, 8, 100]) {
+            const deep = `fields=id,comments&deep[comments][_limit]=${limit}`
+            statements.length = 0
+            const answered = await ok(narrowApp, `/items/articles/1?${deep}`)
+            expect({ limit, statements: statements.length }).toEqual({ limit, statements: limit <= 7 ? 1 : 2 })
+            expect(answered).toEqual(((await ok(app, `/items/articles?filter[id][_eq]=1&${deep}`)) as Row[])[0])
+          }
+        } finally {
+          await narrow.destroy()
+        }
+      })
+    }
 
     it('count against maxLoadedRows as the rows of their own statements would', async () => {
       const url = '/api/items/articles/1?fields=id,comments,topics'
