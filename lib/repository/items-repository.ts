@@ -339,11 +339,13 @@ export class ItemsRepository {
    */
   private serverTraits(db: Knex): Promise<ServerTraits> {
     const ask = this.dialect.serverTraits
-    if (ask === null) return Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
-    this.traits ??= ask(db).catch(() => {
-      this.traits = null
-      return { insertReturnsRows: false, foldedKeys: 0 }
-    })
+    this.traits ??=
+      ask === null
+        ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
+        : ask(db).catch(() => {
+            this.traits = null
+            return { insertReturnsRows: false, foldedKeys: 0 }
+          })
     return this.traits
   }
 

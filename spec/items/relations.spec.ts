@@ -804,46 +804,38 @@ forEachDialect((ctx) => {
       },
     )
 
-    it.each([
-      'deep[comments][_limit]=60&deep[comments][_sort]=-votes',
-      'deep[comments][_limit]=30&deep[comments][_offset]=2&deep[comments][_sort]=votes',
-      'deep[comments][_limit]=2&deep[comments][_sort]=-votes',
-      'deep[comments][_limit]=3&deep[comments][_offset]=1',
-    ])("per-parent windows (%s): each article's comments as SQL's ROW_NUMBER() window keeps them", async (deep) => {
-      const query = `limit=10&fields=id,comments.id&sort=id&${deep}`
-      const answered = (await ok(app, `/items/articles?${query}`)) as Array<{ id: number; comments: Row[] }>
-      const {
-        _limit: limit,
-        _offset: offset = '0',
-        _sort: sort = 'id',
-      } = Object.fromEntries(
-        deep.split('&').map((part) => [part.slice(part.indexOf('[_') + 1, part.indexOf(']=')), part.slice(part.indexOf('=') + 1)]),
-      ) as Record<string, string>
-      const descending = sort.startsWith('-')
-      const column = sort.replace('-', '')
-      const windowed = (await ctx
-        .knex('comments')
-        .select(
-          'id',
-          'article',
-          ctx.knex.raw(`row_number() over (partition by article order by ?? ${descending ? 'desc' : 'asc'}, id) as n`, [column]),
+    it.each<[number, number, string]>([
+      [60, 0, '-votes'],
+      [30, 2, 'votes'],
+      [2, 0, '-votes'],
+      [3, 1, 'id'],
+    ])(
+      "per-parent windows (_limit %i, _offset %i, _sort %s): each article's comments as a ROW_NUMBER() window keeps them",
+      async (limit, offset, sort) => {
+        const deep = `deep[comments][_limit]=${limit}&deep[comments][_offset]=${offset}&deep[comments][_sort]=${sort}`
+        const answered = (await ok(app, `/items/articles?limit=10&fields=id,comments.id&sort=id&${deep}`)) as Array<{
+          id: number
+          comments: Row[]
+        }>
+        const order = `${sort.replace('-', '')} ${sort.startsWith('-') ? 'desc' : 'asc'}, id`
+        const windowed = (await ctx
+          .knex('comments')
+          .select('id', 'article', ctx.knex.raw(`row_number() over (partition by article order by ${order}) as n`))
+          .whereIn(
+            'article',
+            answered.map((article) => article.id),
+          )) as Row[]
+        expect(answered.map((article) => ({ id: article.id, comments: article.comments.map((comment) => comment.id) }))).toEqual(
+          answered.map((article) => ({
+            id: article.id,
+            comments: windowed
+              .filter((row) => row.article === article.id && Number(row.n) > offset && Number(row.n) <= offset + limit)
+              .sort((a, b) => Number(a.n) - Number(b.n))
+              .map((row) => row.id),
+          })),
         )
-        .whereIn(
-          'article',
-          answered.map((article) => article.id),
-        )) as Row[]
-      expect(answered.map((article) => ({ id: article.id, comments: article.comments.map((comment) => comment.id) }))).toEqual(
-        answered.map((article) => ({
-          id: article.id,
-          comments: windowed
-            .filter(
-              (row) => row.article === article.id && Number(row.n) > Number(offset) && Number(row.n) <= Number(offset) + Number(limit),
-            )
-            .sort((a, b) => Number(a.n) - Number(b.n))
-            .map((row) => row.id),
-        })),
-      )
-    })
+      },
+    )
 
     it.each<[string, string[]]>([
       ['*,author.*,comments.*', ['5', '100', '-1']],
