@@ -94,6 +94,21 @@ function windows(rows: readonly Row[], foreignKey: Field, offset: number, limit:
   })
 }
 
+/**
+ * A folded list's `[rank, key]` pairs: JSON text on SQLite and MySQL, parsed by the driver on PostgreSQL, NULL
+ * over no rows; null when the text is not a whole JSON array (cut short).
+ */
+function pairsOf(value: unknown): [number, unknown][] | null {
+  if (value === null || value === undefined) return []
+  if (typeof value !== 'string') return value as [number, unknown][]
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return Array.isArray(parsed) ? (parsed as [number, unknown][]) : null
+  } catch {
+    return null
+  }
+}
+
 /** Whether a sort node orders by a field of the collection's own rows (no relation, no function). */
 const ownSort = (node: SortNode): boolean => node.path.length === 0 && node.operand === undefined
 
@@ -433,7 +448,8 @@ export class ItemLoader {
         relations.set(node, await this.byKeys(db, node.related, related, node.children, node.scope, budget))
       } else if (node.kind === 'o2m') {
         const list = folded.findIndex((candidate) => candidate.node === node)
-        relations.set(node, list >= 0 ? this.unfoldKeys(node, list, keys, rows, budget) : await this.children(db, node, keys, budget))
+        const unfolded = list >= 0 ? this.unfoldKeys(node, list, keys, rows, budget) : null
+        relations.set(node, unfolded ?? (await this.children(db, node, keys, budget)))
       }
     }
     return rows.map((row, index) => {
@@ -461,20 +477,28 @@ export class ItemLoader {
     })
   }
 
-  /** The keys of a folded list (see `foldedList`) by parent key id: its `[rank, key]` pairs put in rank order. */
+  /**
+   * The keys of a folded list (see `foldedList`) by parent key id: its `[rank, key]` pairs put in rank order.
+   * null when a value is not whole: MariaDB cuts the aggregate's text at `group_concat_max_len`, which a
+   * connection may have set lower than the one the router asked (Dialect.serverTraits); the list is then read
+   * by a statement of its own.
+   */
   private unfoldKeys(
     node: OneToMany,
     list: number,
     parents: readonly PrimaryKey[],
     rows: readonly Row[],
     budget: RowBudget,
-  ): Map<string, unknown[]> {
+  ): Map<string, unknown[]> | null {
+    const lists: [number, unknown][][] = []
+    for (const row of rows) {
+      const pairs = pairsOf(row[foldedColumn(list)])
+      if (pairs === null) return null
+      lists.push(pairs)
+    }
     const pk = node.related.primaryKey
     const byParent = new Map<string, unknown[]>()
-    rows.forEach((row, index) => {
-      const value = row[foldedColumn(list)]
-      // JSON text on SQLite and MariaDB, parsed by the driver on PostgreSQL and MySQL; NULL over no rows.
-      const pairs = ((typeof value === 'string' ? JSON.parse(value) : value) ?? []) as [number, unknown][]
+    lists.forEach((pairs, index) => {
       pairs.sort((a, b) => a[0] - b[0])
       budget.spend(pairs.length)
       byParent.set(

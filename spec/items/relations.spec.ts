@@ -924,6 +924,24 @@ forEachDialect((ctx) => {
           await narrow.destroy()
         }
       })
+
+      it('on MariaDB, read a list by its own statement when a connection cut its text shorter than the router was told', async () => {
+        const single = knexFactory({ ...knexConfig('mysql'), pool: { min: 1, max: 1 } })
+        try {
+          const singleApp = createApp(single)
+          await ok(singleApp, '/items/articles/1') // asked at the default: room for 32,767 keys
+          await single.raw('set session group_concat_max_len = 256') // the pool's one connection
+          const deep = 'fields=id,comments&deep[comments][_limit]=100'
+          const statements: string[] = []
+          single.on('query', (query: { sql: string }) => statements.push(query.sql))
+          const answered = await ok(singleApp, `/items/articles/1?${deep}`)
+          // The item with its cut list, then the list by a statement of its own.
+          expect(statements).toHaveLength(2)
+          expect(answered).toEqual(((await ok(app, `/items/articles?filter[id][_eq]=1&${deep}`)) as Row[])[0])
+        } finally {
+          await single.destroy()
+        }
+      })
     }
 
     it('count against maxLoadedRows as the rows of their own statements would', async () => {
