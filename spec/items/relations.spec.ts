@@ -878,9 +878,9 @@ forEachDialect((ctx) => {
   })
 
   describe("a one-item read's key lists, folded into its statement (Dialect.keyPairs)", () => {
-    /** The article's comment keys as the list read answers them: by statements of their own (ItemLoader.children). */
-    const listed = async (id: number, deep: string): Promise<unknown> =>
-      ((await ok(app, `/items/articles?filter[id][_eq]=${id}&fields=id,comments,topics&${deep}`)) as Row[])[0]
+    /** The article as the list read answers `query`: its key lists by statements of their own (ItemLoader.children). */
+    const listed = async (id: number, query: string): Promise<unknown> =>
+      ((await ok(app, `/items/articles?filter[id][_eq]=${id}&${query}`)) as Row[])[0]
 
     it.each([
       '',
@@ -891,8 +891,8 @@ forEachDialect((ctx) => {
       'deep[comments][_limit]=0&deep[topics][_sort]=-id',
       'deep[comments][_offset]=50',
     ])('answer as the list read answers them: %s', async (deep) => {
-      for (const id of [1, 2, 7])
-        expect(await ok(app, `/items/articles/${id}?fields=id,comments,topics&${deep}`)).toEqual(await listed(id, deep))
+      const query = `fields=id,comments,topics&${deep}`
+      for (const id of [1, 2, 7]) expect(await ok(app, `/items/articles/${id}?${query}`)).toEqual(await listed(id, query))
     })
 
     if (ctx.name === 'mysql') {
@@ -914,11 +914,11 @@ forEachDialect((ctx) => {
           const narrowApp = createApp(narrow)
           await ok(narrowApp, '/items/articles/1') // The first read by id asks the server what it supports.
           for (const limit of [7, 8, 100]) {
-            const deep = `fields=id,comments&deep[comments][_limit]=${limit}`
+            const query = `fields=id,comments&deep[comments][_limit]=${limit}`
             statements.length = 0
-            const answered = await ok(narrowApp, `/items/articles/1?${deep}`)
+            const answered = await ok(narrowApp, `/items/articles/1?${query}`)
             expect({ limit, statements: statements.length }).toEqual({ limit, statements: limit <= 7 ? 1 : 2 })
-            expect(answered).toEqual(((await ok(app, `/items/articles?filter[id][_eq]=1&${deep}`)) as Row[])[0])
+            expect(answered).toEqual(await listed(1, query))
           }
         } finally {
           await narrow.destroy()
@@ -931,13 +931,13 @@ forEachDialect((ctx) => {
           const singleApp = createApp(single)
           await ok(singleApp, '/items/articles/1') // asked at the default: room for 32,767 keys
           await single.raw('set session group_concat_max_len = 256') // the pool's one connection
-          const deep = 'fields=id,comments&deep[comments][_limit]=100'
+          const query = 'fields=id,comments&deep[comments][_limit]=100'
           const statements: string[] = []
-          single.on('query', (query: { sql: string }) => statements.push(query.sql))
-          const answered = await ok(singleApp, `/items/articles/1?${deep}`)
+          single.on('query', (statement: { sql: string }) => statements.push(statement.sql))
+          const answered = await ok(singleApp, `/items/articles/1?${query}`)
           // The item with its cut list, then the list by a statement of its own.
           expect(statements).toHaveLength(2)
-          expect(answered).toEqual(((await ok(app, `/items/articles?filter[id][_eq]=1&${deep}`)) as Row[])[0])
+          expect(answered).toEqual(await listed(1, query))
         } finally {
           await single.destroy()
         }
