@@ -116,22 +116,27 @@ forEachDialect((ctx) => {
   })
 
   it('answers success with the keys when the connection is lost between commit and read-back', async () => {
-    let armed = true
-    const onResponse = (_response: unknown, query: { sql?: string }): void => {
-      if (armed && /^commit/i.test(query.sql ?? '')) {
-        armed = false
+    // The proxy cuts as the first statement after COMMIT is sent (COMMIT's answer is in by then): the author's
+    // key list, read for the answer after the write.
+    let committed = false
+    let cut = false
+    const onQuery = (query: { sql?: string }): void => {
+      if (committed && !cut) {
+        cut = true
         proxy.cut()
       }
+      committed ||= /^commit/i.test(query.sql ?? '')
     }
-    proxied.on('query-response', onResponse)
+    proxied.on('query', onQuery)
     try {
       const response = await request(app).post('/api/items/authors').send({ name: 'Committed' })
+      expect(cut).toBe(true)
       expect(response.status).toBe(200)
       const rows = await authorsNamed('Committed')
       expect(rows).toHaveLength(1)
       expect(response.body.data.id).toBe(rows[0]!.id)
     } finally {
-      proxied.off('query-response', onResponse)
+      proxied.off('query', onQuery)
     }
     proxy.restore()
     expect(await recovers()).toBeLessThan(RECOVERY_MS)
