@@ -10,6 +10,7 @@ import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect, ServerTraits } from './dialects'
 import { mapDbError } from './map-db-error'
+import { bareTransaction } from './bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { fromStorage, toStorage } from './storage'
@@ -271,13 +272,13 @@ export class ItemsRepository {
 
   /**
    * Runs a write that is one statement: on its own where the dialect allows it (`autocommitWrites`: one
-   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a transaction. Retried and its
-   * errors mapped as `transaction` does.
+   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a bare transaction (see
+   * bare-transaction.ts). Retried and its errors mapped as `transaction` does.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    if (!this.dialect.autocommitWrites) return this.transaction(collection, work)
+    const run = this.dialect.autocommitWrites ? () => work(this.knex) : () => bareTransaction(this.knex, work)
     try {
-      return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
+      return await retryTransaction(this.dialect, this.transactionAttempts, run)
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
     }
