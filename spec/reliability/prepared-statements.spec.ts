@@ -18,8 +18,12 @@ function idleConnections(knex: Knex): object[] {
   return (pool?.free ?? []).map((slot) => slot.resource)
 }
 
+/** Statements each idle connection keeps. */
+const keptPerConnection = (knex: Knex): number[] => idleConnections(knex).map((connection) => keptOn(knex, connection)?.size ?? 0)
 /** Most statements any idle connection keeps, or 0. */
-const mostKept = (knex: Knex): number => Math.max(0, ...idleConnections(knex).map((connection) => keptOn(knex, connection)?.size ?? 0))
+const mostKept = (knex: Knex): number => Math.max(0, ...keptPerConnection(knex))
+/** Statements all idle connections keep. */
+const allKept = (knex: Knex): number => keptPerConnection(knex).reduce((sum, kept) => sum + kept, 0)
 
 async function ids(app: Express, path: string, user?: number): Promise<number[]> {
   const call = request(app).get(path)
@@ -80,6 +84,31 @@ forEachDialect((ctx: DialectContext) => {
         const mine = user === 0 ? expectedIds(() => true) : expectedIds((article) => article.author === user)
         expect(await ids(app, path, user)).toEqual(mine)
       }
+    })
+
+    it('binds each write its own values, through the statements a lone write keeps in its transaction', async () => {
+      const app = createApp(ctx.knex, options)
+      const keptBefore = allKept(ctx.knex)
+      const titles = ['First kept write', 'Second kept write', 'Third kept write']
+      const keys: number[] = []
+      for (const [index, title] of titles.entries()) {
+        const created = await request(app).post('/api/items/articles?fields=id,title,rating').send({ title, rating: index })
+        expect(created.body.data).toMatchObject({ title, rating: index })
+        keys.push(created.body.data.id as number)
+      }
+      for (const [index, id] of keys.entries()) {
+        const updated = await request(app)
+          .patch(`/api/items/articles/${id}?fields=id,rating`)
+          .send({ rating: 10 + index })
+        expect(updated.body.data).toEqual({ id, rating: 10 + index })
+      }
+      // Only the writes ran (their answers come from RETURNING; MySQL reuses nothing).
+      if (preparedStatements && ctx.name !== 'mysql') expect(allKept(ctx.knex)).toBeGreaterThan(keptBefore)
+      else expect(allKept(ctx.knex)).toBe(keptBefore)
+      const stored = await ctx.knex('articles').whereIn('id', keys).orderBy('id').select('title', 'rating')
+      expect(stored).toEqual(titles.map((title, index) => ({ title, rating: 10 + index })))
+      // The reads above and below expect the seed's articles alone.
+      await ctx.knex('articles').whereIn('id', keys).delete()
     })
 
     it(`keeps statements only when on, at most ${KEPT_PER_CONNECTION} per connection`, async () => {
