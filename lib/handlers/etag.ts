@@ -2,7 +2,7 @@
 // the caller may read, so it does not depend on `?fields=` and never reflects a field the caller cannot see.
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
-import type { Knex } from 'knex'
+import type { Db } from '../repository/item-loader'
 import { PreconditionFailedError } from '../errors'
 import type { FieldNode } from '../query/query'
 import type { SchemaView } from '../query/schema-view'
@@ -34,7 +34,7 @@ export async function etagOf(
   view: SchemaView,
   collection: Collection,
   key: PrimaryKey,
-  db?: Knex.Transaction,
+  db?: Db,
 ): Promise<string | null> {
   const [item] = await repository.readByKeys(collection, [key], taggedFields(view, collection), view.scope(collection), db)
   return item ? digest(item) : null
@@ -78,7 +78,7 @@ export function etagMatches(header: string, etag: string | null): boolean {
 export function withIfMatch(
   options: WriteOptions,
   header: string | undefined,
-  etag: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<string | null>,
+  etag: (trx: Db, keys: readonly PrimaryKey[]) => Promise<string | null>,
 ): WriteOptions {
   if (header === undefined) return options
   const guard: WriteGuard = async (trx, keys) => {

@@ -5,7 +5,7 @@ import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { Knex } from 'knex'
+import type { Db } from '../repository/item-loader'
 import type { ItemsHandler, ItemsScope } from './items-scope'
 import { etagOf, notModified, takeEtag, withEtagFields, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
@@ -54,5 +54,5 @@ export const deleteItem: ItemsHandler = async (req, res, scope) => {
 /** The item's ETag read inside a write's transaction, for If-Match. */
 const currentEtag =
   ({ repository, access, collection }: ItemsScope, key: PrimaryKey) =>
-  (trx: Knex.Transaction): Promise<string | null> =>
+  (trx: Db): Promise<string | null> =>
     etagOf(repository, access.view, collection, key, trx)

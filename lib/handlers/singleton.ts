@@ -2,7 +2,7 @@
 import type { FieldNode } from '../query/query'
 import type { Item, PrimaryKey } from '../types'
 import { sendData } from './envelope'
-import type { Knex } from 'knex'
+import type { Db } from '../repository/item-loader'
 import type { ItemsHandler } from './items-scope'
 import { etagOf, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
@@ -41,7 +41,7 @@ export const updateSingleton: ItemsHandler = async (
   const input = body()
   await query()
   // If-Match on a singleton without its row names nothing that exists: 412, and no row is created.
-  const etag = (trx: Knex.Transaction, keys: readonly PrimaryKey[]): Promise<string | null> =>
+  const etag = (trx: Db, keys: readonly PrimaryKey[]): Promise<string | null> =>
     keys[0] === undefined ? Promise.resolve(null) : etagOf(repository, access.view, collection, keys[0], trx)
   await respond(
     res,

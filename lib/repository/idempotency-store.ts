@@ -2,6 +2,7 @@
 // is answered from the record instead of writing again. A claim commits with the write it belongs to.
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
+import type { Db } from './item-loader'
 import { createTableOnce, onceUntilFailure } from './create-table-once'
 import type { PrimaryKey } from '../types'
 import { dialectOf } from './dialects'
@@ -68,7 +69,7 @@ export class IdempotencyStore {
    * key waits on the unique index until the first transaction ends: if that one committed, this one loses
    * (`IdempotencyKeyTaken`), and if it rolled back, this one claims the key.
    */
-  async claim(trx: Knex.Transaction, key: string, fingerprint: string): Promise<void> {
+  async claim(trx: Db, key: string, fingerprint: string): Promise<void> {
     await trx(this.table).where('created_at', '<', this.cutoff()).delete()
     const owner = randomUUID()
     await trx(this.table).insert({ key, owner, fingerprint, created_at: new Date().toISOString() }).onConflict('key').ignore()
@@ -77,7 +78,7 @@ export class IdempotencyStore {
   }
 
   /** Inside the write's transaction: the keys it wrote. */
-  async recordKeys(trx: Knex.Transaction, key: string, keys: readonly PrimaryKey[]): Promise<void> {
+  async recordKeys(trx: Db, key: string, keys: readonly PrimaryKey[]): Promise<void> {
     await trx(this.table)
       .where({ key })
       .update({ keys: JSON.stringify(keys) })

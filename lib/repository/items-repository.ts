@@ -205,19 +205,25 @@ export class ItemsRepository {
    * With `retryDuplicateKey`, an insert refused because its primary key is taken runs again too: the lock
    * only binds one server (MySQL's GET_LOCK is local to a Galera node), so a create under it may still lose
    * a race for a fixed key to another server's, and the next attempt sees the winner's row.
+   * With `bare`, which a caller may ask for only when none of the host's code (a hook's `meta.db`) receives the
+   * transaction, a transaction without a lock runs as a bare one (see bare-transaction.ts).
    * Database errors become the API's errors.
    */
   async transaction<T>(
     collection: Collection,
-    work: (trx: Knex.Transaction) => Promise<T>,
-    options: { lock?: string; retryDuplicateKey?: boolean } = {},
+    work: (trx: Db) => Promise<T>,
+    options: { lock?: string; retryDuplicateKey?: boolean; bare?: boolean } = {},
   ): Promise<T> {
-    const { lock, retryDuplicateKey = false } = options
+    const { lock, retryDuplicateKey = false, bare = false } = options
+    const run = (): Promise<T> => {
+      if (lock !== undefined) return this.dialect.lockedTransaction(this.knex, lock, work)
+      return bare ? bareTransaction(this.knex, work) : this.knex.transaction(work)
+    }
     try {
       return await retryTransaction(
         this.dialect,
         this.transactionAttempts,
-        () => (lock === undefined ? this.knex.transaction(work) : this.dialect.lockedTransaction(this.knex, lock, work)),
+        run,
         retryDuplicateKey ? (error) => this.isDuplicateKey(error, collection) : undefined,
       )
     } catch (error) {
@@ -272,13 +278,13 @@ export class ItemsRepository {
 
   /**
    * Runs a write that is one statement: on its own where the dialect allows it (`autocommitWrites`: one
-   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a bare transaction (see
-   * bare-transaction.ts). Retried and its errors mapped as `transaction` does.
+   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a bare transaction. Retried and its
+   * errors mapped as `transaction` does.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    const run = this.dialect.autocommitWrites ? () => work(this.knex) : () => bareTransaction(this.knex, work)
+    if (!this.dialect.autocommitWrites) return this.transaction(collection, work, { bare: true })
     try {
-      return await retryTransaction(this.dialect, this.transactionAttempts, run)
+      return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
     }
@@ -461,7 +467,7 @@ export class ItemsRepository {
   }
 
   /** Locks the items with these keys until `trx` ends (see `Dialect.lockRows`). */
-  async lockKeys(trx: Knex.Transaction, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
+  async lockKeys(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
     for (const part of chunk(keys, this.dialect.maxParameters)) {
       await this.dialect.lockRows(

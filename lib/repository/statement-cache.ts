@@ -42,8 +42,8 @@ export function runningConnections(scope: RequestScope): ReadonlySet<object> {
 /**
  * Whether a statement of the request goes without the marker comment, since a reused statement must keep its
  * text. Statements inside knex's transactions are not reused: knex runs them through a client of its own, which
- * this module does not wrap. A lone write's bare transaction (bare-transaction.ts) runs on the knex's own client,
- * so its statements are reused like any other.
+ * this module does not wrap. A bare transaction (bare-transaction.ts) runs on the knex's own client, so its
+ * statements are reused like any other.
  */
 export function unmarked(scope: RequestScope, client: { transacting?: boolean }): boolean {
   return reusing.get(scope)?.unmarked === true && client.transacting !== true

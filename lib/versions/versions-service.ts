@@ -2,12 +2,12 @@
 // `?version=`, compared with and promoted to the main item through the normal update path.
 import { unstorableText } from '../schema/field-types'
 import { createHash } from 'node:crypto'
-import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
 import type { FieldNode, Query } from '../query/query'
 import { onceUntilFailure } from '../repository/create-table-once'
+import type { Db } from '../repository/item-loader'
 import type { ItemsRepository, Page } from '../repository/items-repository'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload, PayloadValidator } from '../schema/payload-validator'
@@ -99,7 +99,7 @@ export class VersionsService {
   }
 
   /** A digest of the main item's visible fields: a promote must name the state it was reviewed against. */
-  async mainHash(collection: Collection, item: PrimaryKey, db?: Knex | Knex.Transaction): Promise<string> {
+  async mainHash(collection: Collection, item: PrimaryKey, db?: Db): Promise<string> {
     const [main] = await this.repository.readByKeys(collection, [item], scalarNodes(collection), null, db)
     if (!main) throw new NotFoundError(`Item "${item}" not found in "${collection.name}".`)
     return createHash('sha256').update(JSON.stringify(main)).digest('hex')
@@ -290,7 +290,7 @@ export class VersionsService {
   }
 
   /** 422 unless the main item, read in `db` (a transaction holding its row lock), still has this hash. */
-  async assertMainHash(collection: Collection, item: PrimaryKey, expected: string, db: Knex.Transaction): Promise<void> {
+  async assertMainHash(collection: Collection, item: PrimaryKey, expected: string, db: Db): Promise<void> {
     const current = await this.mainHash(collection, item, db)
     if (expected !== current) {
       throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
@@ -332,7 +332,7 @@ export class VersionsService {
     return shown
   }
 
-  private write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  private write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
     return this.repository.transaction(this.collection, work)
   }
 

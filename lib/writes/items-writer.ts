@@ -1,14 +1,13 @@
 // One caller's writes to one collection, in the order the README documents: access → before hook →
 // validate → write → commit → after hook and events. Everything between the first two arrows shares one
 // transaction, so a refusal or a throwing hook anywhere leaves nothing written.
-import type { Knex } from 'knex'
 import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { validationErrors } from '../access/check-validation'
 import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
-import { keyId } from '../repository/item-loader'
+import { keyId, type Db } from '../repository/item-loader'
 import type { Created, ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
@@ -79,12 +78,12 @@ async function inOrder<T, R>(items: readonly T[], run: (item: T, index: number) 
  * A check run inside a write's transaction, after the rows it changes are locked, with their keys (none for a
  * create): whatever it reads still holds at commit. A promote's `mainHash` and `If-Match` are guards.
  */
-export type WriteGuard = (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
+export type WriteGuard = (trx: Db, keys: readonly PrimaryKey[]) => Promise<void>
 
 export interface WriteOptions {
   readonly guard?: WriteGuard
   /** Runs last inside the transaction with the written keys, so what it records commits with the write. */
-  readonly written?: (trx: Knex.Transaction, keys: readonly PrimaryKey[]) => Promise<void>
+  readonly written?: (trx: Db, keys: readonly PrimaryKey[]) => Promise<void>
 }
 
 /** What a transaction wrote, for the after hook and events, and the rows it returned for the answer. */
@@ -105,7 +104,7 @@ const created = ({ keys, rows }: Created, payloads: readonly Payload[]): Written
 
 /** A write checked and ready: how it runs in its transaction, and its payloads when no before hook can change them. */
 interface PreparedWrite<Args extends unknown[]> {
-  readonly run: (trx: Knex.Transaction, ...args: Args) => Promise<Written>
+  readonly run: (trx: Db, ...args: Args) => Promise<Written>
   readonly payloads: Payload[] | null
 }
 
@@ -153,10 +152,14 @@ export class ItemsWriter {
       ? await repository.oneStatement(collection, async (db) =>
           created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
         )
-      : await repository.transaction(collection, async (trx) => {
-          await options.guard?.(trx, [])
-          return this.finish(trx, await write.run(trx, returning), options)
-        })
+      : await repository.transaction(
+          collection,
+          async (trx) => {
+            await options.guard?.(trx, [])
+            return this.finish(trx, await write.run(trx, returning), options)
+          },
+          this.transactionOptions('beforeCreate'),
+        )
     this.returned = written.rows ? { keys: written.keys, rows: written.rows } : null
     await this.after(written)
     return written.keys
@@ -343,18 +346,22 @@ export class ItemsWriter {
   private async runUpdate(
     write: PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]>,
     options: WriteOptions,
-    resolveKeys: (trx: Knex.Transaction) => Promise<(readonly PrimaryKey[])[]>,
+    resolveKeys: (trx: Db) => Promise<(readonly PrimaryKey[])[]>,
   ): Promise<PrimaryKey[]> {
-    const written = await this.repository.transaction(this.collection, async (trx) => {
-      const keys = await resolveKeys(trx)
-      await options.guard?.(trx, keys.flat())
-      return this.finish(trx, await write.run(trx, keys), options)
-    })
+    const written = await this.repository.transaction(
+      this.collection,
+      async (trx) => {
+        const keys = await resolveKeys(trx)
+        await options.guard?.(trx, keys.flat())
+        return this.finish(trx, await write.run(trx, keys), options)
+      },
+      this.transactionOptions('beforeUpdate'),
+    )
     await this.after(written)
     return written.keys
   }
 
-  private async finish(trx: Knex.Transaction, written: Written, options: WriteOptions): Promise<Written> {
+  private async finish(trx: Db, written: Written, options: WriteOptions): Promise<Written> {
     await options.written?.(trx, written.keys)
     return written
   }
@@ -370,13 +377,17 @@ export class ItemsWriter {
     }))
   }
 
-  private async runDelete(resolve: (trx: Knex.Transaction) => Promise<PrimaryKey[]>): Promise<void> {
+  private async runDelete(resolve: (trx: Db) => Promise<PrimaryKey[]>): Promise<void> {
     const { collection, repository, lifecycle } = this
-    const keys = await repository.transaction(collection, async (trx) => {
-      const keys = await lifecycle.before(collection, 'beforeDelete', await resolve(trx), this.meta(trx))
-      await repository.delete(trx, collection, keys)
-      return keys
-    })
+    const keys = await repository.transaction(
+      collection,
+      async (trx) => {
+        const keys = await lifecycle.before(collection, 'beforeDelete', await resolve(trx), this.meta(trx))
+        await repository.delete(trx, collection, keys)
+        return keys
+      },
+      this.transactionOptions('beforeDelete'),
+    )
     await lifecycle.after(collection, 'delete', () => ({
       action: 'delete',
       collection: collection.name,
@@ -386,11 +397,19 @@ export class ItemsWriter {
     }))
   }
 
-  private findKeys(trx: Knex.Transaction, selection: Selection, rule: WriteRule): Promise<PrimaryKey[]> {
+  private findKeys(trx: Db, selection: Selection, rule: WriteRule): Promise<PrimaryKey[]> {
     return this.repository.findKeys(trx, this.collection, { ...selection, filter: both(selection.filter, rule.scope) })
   }
 
-  private meta(db: Knex.Transaction): Omit<HookMeta, 'signal'> {
+  /**
+   * A write's transaction is a bare one (see bare-transaction.ts) unless a before hook receives it as `meta.db`,
+   * where the host's code may use any part of knex.
+   */
+  private transactionOptions(hook: 'beforeCreate' | 'beforeUpdate' | 'beforeDelete'): { bare: boolean } {
+    return { bare: !this.lifecycle.has(this.collection, hook) }
+  }
+
+  private meta(db: Db): Omit<HookMeta, 'signal'> {
     return { collection: this.collection.name, context: this.access.context, db }
   }
 

@@ -3,13 +3,11 @@
 // that statement also returns the row the answer shows, else the item is read back. Everything else keeps its
 // transaction, and the answers (404, 403, 400, events) stay what they were.
 import type { Express } from 'express'
-import knexFactory from 'knex'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import type { CollectionDefinition, ItemsEvent } from '../../lib'
 import { mysql } from '../../lib/repository/dialects/mysql'
 import { createApp } from '../support/app'
-import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
 /** A router's one question to a MySQL-protocol server, on its first create: does its INSERT return rows? */
@@ -220,29 +218,6 @@ forEachDialect((ctx) => {
       expect(refused.status).toBe(403)
       expect(((await ctx.knex('articles').where('id', draft.id).first('rating')) as { rating: number | null }).rating).toBe(draft.rating)
     })
-
-    // SQLite: one in-memory connection, and no transaction around a lone write.
-    ;(ctx.name === 'sqlite' ? it.skip : it)(
-      'runs BEGIN, the write and COMMIT on one connection, usable again after a refusal',
-      async () => {
-        // A pool of one connection: a statement sent outside the transaction's connection would wait for the pool
-        // (503 at the acquire timeout); a refused write that left its transaction open (PostgreSQL then refuses
-        // every statement on that connection) would fail the writes and the read that follow.
-        const single = knexFactory({ ...knexConfig(ctx.name), pool: { min: 1, max: 1 } })
-        try {
-          const router = createApp(single)
-          const taken = (await ctx.knex('authors').whereNotNull('email').first('email')) as { email: string }
-          expect((await request(router).post('/api/items/authors').send({ name: 'Twin', email: taken.email })).status).toBe(400)
-          const created = await request(router).post('/api/items/authors').send({ name: 'After the refusal' })
-          expect(created.status).toBe(200)
-          const id = created.body.data.id as number
-          expect((await request(router).patch(`/api/items/authors/${id}`).send({ name: 'Renamed' })).status).toBe(200)
-          expect(await ctx.knex('authors').where('id', id).select('name')).toEqual([{ name: 'Renamed' }])
-        } finally {
-          await single.destroy()
-        }
-      },
-    )
 
     it('answers database refusals as before and emits the same events', async () => {
       const events: ItemsEvent[] = []

@@ -286,7 +286,7 @@ export interface Dialect {
    * `SELECT … ORDER BY key FOR UPDATE` on PostgreSQL and MySQL; nothing on SQLite, whose write transactions
    * already exclude each other.
    */
-  lockRows(trx: Knex.Transaction, table: string, column: string, keys: readonly unknown[]): Promise<void>
+  lockRows(trx: Knex | Knex.Transaction, table: string, column: string, keys: readonly unknown[]): Promise<void>
   /**
    * Cancels every statement running whose text starts with `marker` (a SQL comment), from another pooled
    * connection; the cancelled statement fails and its connection stays usable. PostgreSQL signals the backends

@@ -3,7 +3,12 @@ import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 
 /** `SELECT key FROM table WHERE key IN (…) ORDER BY key FOR UPDATE`: both databases lock rows in scan order. */
-export async function lockRowsForUpdate(trx: Knex.Transaction, table: string, column: string, keys: readonly unknown[]): Promise<void> {
+export async function lockRowsForUpdate(
+  trx: Knex | Knex.Transaction,
+  table: string,
+  column: string,
+  keys: readonly unknown[],
+): Promise<void> {
   if (keys.length === 0) return
   const sorted = [...new Set(keys)] as Knex.Value[]
   await trx(table).select(column).whereIn(column, sorted).orderBy(column).forUpdate()
