@@ -332,8 +332,9 @@ export class VersionsService {
     return shown
   }
 
+  /** A write to the versions table, in a bare transaction: the table has no hooks to receive it. */
   private write<T>(work: (trx: Db) => Promise<T>): Promise<T> {
-    return this.repository.transaction(this.collection, work)
+    return this.repository.transaction(this.collection, work, { bare: true })
   }
 
   private payload(values: Partial<Record<VersionField, unknown>>): Payload {
