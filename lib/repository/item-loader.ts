@@ -53,6 +53,9 @@ const FOLDED_KEY = '__items_key'
 
 export const keyId = (key: unknown): string => String(key)
 
+/** The key id of the value `field` holds in a row the router read (its primary key, or a parent's foreign key). */
+const rowKeyId = (row: Row, field: Field, dialect: Dialect): string => keyId(fromStorage(field, row[field.name], dialect))
+
 /** The result column of a computed field, apart from every column name. */
 const functionColumn = (output: string): string => `__items_fn_${output}`
 
@@ -87,7 +90,7 @@ export class RowBudgetError extends InvalidQueryError {}
 function windows(rows: readonly Row[], foreignKey: Field, offset: number, limit: number, dialect: Dialect): Row[] {
   const seen = new Map<string, number>()
   return rows.filter((row) => {
-    const parent = keyId(fromStorage(foreignKey, row[foreignKey.name], dialect))
+    const parent = rowKeyId(row, foreignKey, dialect)
     const position = seen.get(parent) ?? 0
     seen.set(parent, position + 1)
     return position >= offset && position < offset + limit
@@ -567,7 +570,7 @@ export class ItemLoader {
       for (const row of found) rows.push(row)
     }
     const items = await this.shape(db, collection, fields, rows, budget)
-    return new Map(rows.map((row, index) => [keyId(fromStorage(pk, row[pk.name], this.dialect)), items[index]!]))
+    return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
   }
 
   /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */
@@ -591,7 +594,7 @@ export class ItemLoader {
     const items = await this.shape(db, related, fields, rows, budget)
     const groups = new Map<string, unknown[]>()
     rows.forEach((row, index) => {
-      const parent = keyId(fromStorage(foreignKey, row[foreignKey.name], this.dialect))
+      const parent = rowKeyId(row, foreignKey, this.dialect)
       const list = groups.get(parent) ?? []
       list.push(node.children === null ? items[index]!.key : items[index]!)
       groups.set(parent, list)

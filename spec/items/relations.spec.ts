@@ -763,13 +763,12 @@ forEachDialect((ctx) => {
   describe('statement counts', () => {
     /** Whether the page's many-to-one items come with the page's statement (Dialect.joinsManyToOne). */
     let joined: boolean
-    beforeAll(() => {
-      joined = dialectOf(ctx.knex).joinsManyToOne
-    })
     /** Whether a list's per-parent windows are cut in process after a plain read (Dialect.cutsWindowsInProcess). */
     let cutsWindows: boolean
     beforeAll(() => {
-      cutsWindows = dialectOf(ctx.knex).cutsWindowsInProcess
+      const dialect = dialectOf(ctx.knex)
+      joined = dialect.joinsManyToOne
+      cutsWindows = dialect.cutsWindowsInProcess
     })
     /** `statements`, less the page's own many-to-one items where they come with the page. */
     const withPage = (statements: number, pageManyToOne: number): number => statements - (joined ? pageManyToOne : 0)
