@@ -348,7 +348,10 @@ export class ItemsRepository {
     const ask = this.dialect.serverTraits
     this.traits ??=
       ask === null
-        ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
+        ? Promise.resolve({
+            insertReturnsRows: this.dialect.returnsRows,
+            foldedKeys: this.dialect.keyPairs === null ? 0 : Number.POSITIVE_INFINITY,
+          })
         : ask(db).catch(() => {
             this.traits = null
             return { insertReturnsRows: false, foldedKeys: 0 }

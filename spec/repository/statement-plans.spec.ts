@@ -90,8 +90,8 @@ forEachDialect((ctx) => {
       try {
         const { result, sql } = await ctx.countQueries(() => request(app).get('/api/items/articles/2'))
         expect(result.status).toBe(200)
-        // The article with its comment and topic keys (Dialect.keyPairs).
-        expect(sql).toHaveLength(1)
+        // The article with its comment and topic keys (Dialect.keyPairs), or the article and a statement per key list.
+        expect(sql).toHaveLength(dialectOf(ctx.knex).keyPairs === null ? 3 : 1)
         expect(builders).not.toHaveBeenCalled()
       } finally {
         checkCaches(true)

@@ -245,9 +245,10 @@ export interface Dialect {
    * The aggregate that gathers rows into one JSON array of `[rank, key]` pairs, the rank and key columns given
    * as `??`. With it a one-item read's statement brings that item's one-to-many key lists (see ItemLoader),
    * each from a derived table that numbers its rows; the ranks carry the order, which no aggregate here
-   * promises to keep.
+   * promises to keep. null: each list is read by a statement of its own. SQLite: folding spares a round trip
+   * only over a network, and there the window that numbers the rows cost more than the statements it saved.
    */
-  readonly keyPairs: string
+  readonly keyPairs: string | null
   /**
    * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
    * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and
