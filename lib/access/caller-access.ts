@@ -221,6 +221,8 @@ export class CallerAccess {
 /** The schema as a caller with these grants sees it. */
 function readView(schema: Schema, grants: ReadonlyMap<Collection, ReadGrant | null>): SchemaView {
   const open = openView(schema)
+  // A view shared by every caller of the same access serves many requests: `*` and ETags list members each time.
+  const readableMembers = new Map<Collection, readonly Member[]>()
   const readable = (collection: Collection, member: Member | undefined): member is Member => {
     const grant = grants.get(collection)
     return member !== undefined && grant != null && (grant.fields === null || grant.fields.has(member.name))
@@ -231,7 +233,12 @@ function readView(schema: Schema, grants: ReadonlyMap<Collection, ReadGrant | nu
       const member = open.member(collection, name)
       return readable(collection, member) ? member : undefined
     },
-    members: (collection) => open.members(collection).filter((member) => readable(collection, member)),
+    members: (collection) => {
+      let members = readableMembers.get(collection)
+      if (members === undefined)
+        readableMembers.set(collection, (members = open.members(collection).filter((member) => readable(collection, member))))
+      return members
+    },
     scope: (collection) => {
       const grant = grants.get(collection)
       return grant == null ? NO_ROWS : grant.scope

@@ -17,13 +17,27 @@ import type { WriteGuard, WriteOptions } from '../writes/items-writer'
  */
 const ETAG_OUTPUT = '\u0000etag:'
 
+/**
+ * The tagged fields by view, collection and output prefix. A view outlives its request where every caller shares
+ * it (access that is the same for all), so a one-item read does not build them again.
+ */
+const taggedByView = new WeakMap<SchemaView, Map<string, readonly FieldNode[]>>()
+
 /** Every scalar field the caller may read, in definition order: what an ETag digests. */
-function taggedFields(view: SchemaView, collection: Collection, prefix = ''): FieldNode[] {
-  return view
-    .members(collection)
-    .flatMap((member): FieldNode[] =>
-      member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : [],
-    )
+function taggedFields(view: SchemaView, collection: Collection, prefix = ''): readonly FieldNode[] {
+  let kept = taggedByView.get(view)
+  if (kept === undefined) taggedByView.set(view, (kept = new Map()))
+  const key = `${prefix}${collection.name}`
+  let fields = kept.get(key)
+  if (fields === undefined) {
+    fields = view
+      .members(collection)
+      .flatMap((member): FieldNode[] =>
+        member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : [],
+      )
+    kept.set(key, fields)
+  }
+  return fields
 }
 
 const digest = (tagged: Item): string => `"${createHash('sha256').update(JSON.stringify(tagged)).digest('base64url')}"`
