@@ -190,6 +190,8 @@ function post(method: string, params?: object): Promise<unknown> {
 async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   if (session === null) return work()
   await post('Profiler.enable')
+  // Every 100 µs rather than V8's 1 ms: a request costs about 1 ms, so the default could not tell its parts apart.
+  await post('Profiler.setSamplingInterval', { interval: 100 })
   await post('Profiler.start')
   try {
     return await work()
