@@ -1,0 +1,105 @@
+// An A/B of one request between two checkouts of the library, for changes too small for `npm run bench` to see
+// (whose ratios move by ±0.1 on a shared machine): the router of another checkout (A, BENCH_AB_BEFORE) and this
+// one's (B) mounted side by side in one process over one knex instance, with the hand-written handler beside them,
+// and the same GET request sent to each in short batches that alternate for the whole run, so that a neighbour's load
+// or a CPU's clock change falls on all three alike. Prints the CPU time per request of each (this process serves
+// and sends, so the sender's share, equal for all three, is included) and B − A.
+//
+//   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/node_modules
+//   BENCH_AB_BEFORE=/tmp/before BENCH_AB_URL=/items/articles/1 BENCH_AB_HAND=/articles/1 npm run bench:ab
+//
+// BENCH_AB_DIALECT (sqlite by default), BENCH_AB_ROUNDS (40 batches of 400 requests per side). `{n}` in either URL
+// becomes a number new to each request.
+import http from 'node:http'
+import path from 'node:path'
+import type { AddressInfo } from 'node:net'
+import express, { type Router } from 'express'
+import knexFactory, { type Knex } from 'knex'
+import type { DialectName } from '../lib/repository/dialects'
+import { ensureDatabase, knexConfig } from '../spec/support/databases'
+import { collections } from '../fixtures/schema'
+import { seedTables } from '../fixtures/seed'
+import { createTables, dropTables } from '../fixtures/tables'
+import { createItemsRouter } from '../lib'
+import { handWritten } from './hand-written'
+
+process.env.ITEMS_TEST_RUN ??= 'bench-ab'
+
+const BEFORE = process.env.BENCH_AB_BEFORE
+const ROUTER_URL = process.env.BENCH_AB_URL
+const HAND_URL = process.env.BENCH_AB_HAND
+const DIALECT = (process.env.BENCH_AB_DIALECT ?? 'sqlite') as DialectName
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 40)
+const PER_BATCH = 400
+/** Requests in flight at once, over kept-alive connections. */
+const CONCURRENCY = 4
+
+type RouterFactory = (options: { knex: Knex; collections: typeof collections }) => Router
+
+async function main(): Promise<void> {
+  if (BEFORE === undefined || ROUTER_URL === undefined || HAND_URL === undefined) {
+    throw new Error('Set BENCH_AB_BEFORE (a checkout with node_modules), BENCH_AB_URL and BENCH_AB_HAND; see bench/ab.ts')
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const before = require(path.resolve(BEFORE, 'lib')) as { createItemsRouter: RouterFactory }
+  await ensureDatabase(DIALECT)
+  const knex = knexFactory(knexConfig(DIALECT))
+  await dropTables(knex)
+  await createTables(knex)
+  await seedTables(knex)
+  const app = express()
+  app.use('/a', before.createItemsRouter({ knex, collections }))
+  app.use('/b', createItemsRouter({ knex, collections }))
+  app.use('/hand', handWritten(knex, DIALECT))
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  const port = (server.address() as AddressInfo).port
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+
+  let sent = 0
+  const send = (url: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const target = url.replace('{n}', String(sent++))
+      http
+        .get({ port, path: target, agent }, (res) => {
+          res.resume()
+          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${target} answered ${res.statusCode}`))))
+        })
+        .on('error', reject)
+    })
+  const batch = async (url: string, requests: number): Promise<void> => {
+    for (let done = 0; done < requests; done += CONCURRENCY) await Promise.all(Array.from({ length: CONCURRENCY }, () => send(url)))
+  }
+
+  const sides = [
+    { name: 'A', url: `/a${ROUTER_URL}`, cpu: 0, requests: 0 },
+    { name: 'B', url: `/b${ROUTER_URL}`, cpu: 0, requests: 0 },
+    { name: 'hand', url: `/hand${HAND_URL}`, cpu: 0, requests: 0 },
+  ]
+  // Warm the JIT, the caches and the pool untimed.
+  for (const side of sides) await batch(side.url, 5 * PER_BATCH)
+  for (let round = 0; round < ROUNDS; round++) {
+    // Each round in the other order, so that neither side always follows the same one.
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const start = process.cpuUsage()
+      await batch(side.url, PER_BATCH)
+      const used = process.cpuUsage(start)
+      side.cpu += used.user + used.system
+      side.requests += PER_BATCH
+    }
+  }
+  const perRequest = (side: (typeof sides)[number]): number => side.cpu / side.requests
+  const [a, b, hand] = sides.map(perRequest) as [number, number, number]
+  console.log(
+    `${DIALECT} ${ROUTER_URL}: A ${a.toFixed(0)} µs, B ${b.toFixed(0)} µs, hand-written ${hand.toFixed(0)} µs of CPU a request; ` +
+      `B − A ${(b - a).toFixed(0)} µs`,
+  )
+  agent.destroy()
+  server.close()
+  await knex.destroy()
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
