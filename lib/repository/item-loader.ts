@@ -299,8 +299,8 @@ export class ItemLoader {
    * rows. The others are read by statements of their own (`children`).
    */
   private foldedLists(fields: readonly FieldNode[], key: PrimaryKey, most: number, budget: RowBudget): FoldedList[] {
-    // `most` 0: no list may fold, not even one of LIMIT 0, which the server without the aggregate cannot compile.
-    if (this.dialect.keyPairs === null || most === 0) return []
+    // `most` 0: no list may fold, not even one of LIMIT 0, which a server without the aggregate cannot compile.
+    if (most === 0) return []
     return fields.flatMap((node) => {
       if (node.kind !== 'o2m' || node.children !== null || node.related.primaryKey.type !== 'integer') return []
       const { filter, search, sort, offset } = node.selection
@@ -321,8 +321,7 @@ export class ItemLoader {
     const order = this.orderTerms(related, node.selection)
     const page = bound.length > 2 ? 'limit ? offset ?' : 'limit ?'
     return this.knex.raw(
-      // foldedLists folds nothing where the dialect has no keyPairs.
-      `(select ${this.dialect.keyPairs!} from (select ?? as ??, row_number() over (order by ${order.sql}) as ?? from ?? ` +
+      `(select ${this.dialect.keyPairs} from (select ?? as ??, row_number() over (order by ${order.sql}) as ?? from ?? ` +
         `where ?? = ? order by ${order.sql} ${page}) as ??) as ??`,
       [
         RANK,

@@ -86,8 +86,8 @@ export class ItemsRepository {
 
   private readonly knex: Knex
   private readonly routing: ReadRouting
-  /** What the database supports where servers of the dialect differ, once asked (see `serverTraits`). */
-  private traits: Promise<ServerTraits> | null = null
+  /** What the database behind each knex instance supports where servers of the dialect differ, once asked. */
+  private readonly traits = new WeakMap<Knex, Promise<ServerTraits>>()
 
   /**
    * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
@@ -339,24 +339,25 @@ export class ItemsRepository {
   }
 
   /**
-   * What the database supports where servers of the dialect differ (Dialect.serverTraits), asked once through
-   * `db` (a read asks where it runs); every trait's default where the dialect cannot differ. An error (no
-   * connection yet, say) is not kept: that request does without (a read brings its key lists by statements of
-   * their own, a create reads its items back), and the next one asks.
+   * What the database behind `db` supports where servers of the dialect differ (Dialect.serverTraits), asked once
+   * per knex instance (a read asks where it runs: a replica may differ from the primary); every trait's default
+   * where the dialect cannot differ. An error (no connection yet, say) is not kept: that request does without (a
+   * read brings its key lists by statements of their own, a create reads its items back), and the next one asks.
    */
   private serverTraits(db: Knex): Promise<ServerTraits> {
     const ask = this.dialect.serverTraits
-    this.traits ??=
-      ask === null
-        ? Promise.resolve({
-            insertReturnsRows: this.dialect.returnsRows,
-            foldedKeys: this.dialect.keyPairs === null ? 0 : Number.POSITIVE_INFINITY,
-          })
-        : ask(db).catch(() => {
-            this.traits = null
-            return { insertReturnsRows: false, foldedKeys: 0 }
-          })
-    return this.traits
+    let traits = this.traits.get(db)
+    if (traits === undefined) {
+      traits =
+        ask === null
+          ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
+          : ask(db).catch(() => {
+              this.traits.delete(db)
+              return { insertReturnsRows: false, foldedKeys: 0 }
+            })
+      this.traits.set(db, traits)
+    }
+    return traits
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */

@@ -765,13 +765,13 @@ forEachDialect((ctx) => {
     let joined: boolean
     /** Whether a list's per-parent windows are cut in process after a plain read (Dialect.cutsWindowsInProcess). */
     let cutsWindows: boolean
-    /** Whether a one-item read's key lists come with its row (Dialect.keyPairs). */
+    /** Whether a one-item read's key lists come with its row (ServerTraits.foldedKeys: not on SQLite's own connection). */
     let folds: boolean
-    beforeAll(() => {
+    beforeAll(async () => {
       const dialect = dialectOf(ctx.knex)
       joined = dialect.joinsManyToOne
       cutsWindows = dialect.cutsWindowsInProcess
-      folds = dialect.keyPairs !== null
+      folds = ((await dialect.serverTraits?.(ctx.knex))?.foldedKeys ?? Number.POSITIVE_INFINITY) > 0
     })
     /** `statements`, less the page's own many-to-one items where they come with the page. */
     const withPage = (statements: number, pageManyToOne: number): number => statements - (joined ? pageManyToOne : 0)

@@ -118,6 +118,18 @@ suite('sqliteReader', () => {
     expect(seen.primary.length).toBe(seen.replica.length)
   })
 
+  it("folds a read by id's key lists into its one statement on the reader, where each statement crosses to a thread", async () => {
+    const withReader = app()
+    const without = express().use('/api', createItemsRouter({ knex, collections, logger: recordingLogger() }))
+    const path = '/api/items/rx_items/17' // `*`: its `children` keys
+    const on = await statementsOf(knex, reader, () => request(withReader).get(path).expect(200))
+    const off = await statementsOf(knex, reader, () => request(without).get(path).expect(200))
+    expect({ reader: on.replica.length, host: on.primary.length }).toEqual({ reader: 1, host: 0 })
+    // On the host's own connection, a statement is a call with no round trip to spare: the item, then its keys.
+    expect({ reader: off.replica.length, host: off.primary.length }).toEqual({ reader: 0, host: 2 })
+    expect((await request(withReader).get(path)).body).toEqual((await request(without).get(path)).body)
+  })
+
   it('keeps writes and their read-back on the host connection, and reads them at once afterwards', async () => {
     const served = app()
     const seen = await statementsOf(knex, reader, async () => {

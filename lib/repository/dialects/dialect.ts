@@ -59,6 +59,9 @@ export interface ServerTraits {
   /**
    * Most keys one list folded with `keyPairs` may hold: 0 where the server lacks the aggregate (MariaDB before
    * 10.5), and on MariaDB what `group_concat_max_len` has room for, since it cuts JSON_ARRAYAGG's text short.
+   * On SQLite 0 for the host's own connection, where a statement is a call with no round trip to spare and the
+   * window that numbers a folded list cost more than the statements it saved; a `sqliteReader`'s statements
+   * each cross to a worker thread, so there they fold.
    */
   readonly foldedKeys: number
 }
@@ -77,7 +80,8 @@ export interface Dialect {
   readonly returnsRows: boolean
   /**
    * Where servers of the dialect differ in what the router uses, how to ask the one behind `knex` (once per
-   * router, on the first request that needs to know). null: every server has `returnsRows` and `keyPairs`.
+   * router and knex instance, on the first request that needs to know). null: every server has `returnsRows`
+   * and folds key lists of any length.
    */
   readonly serverTraits: ((knex: Knex) => Promise<ServerTraits>) | null
   /**
@@ -245,10 +249,9 @@ export interface Dialect {
    * The aggregate that gathers rows into one JSON array of `[rank, key]` pairs, the rank and key columns given
    * as `??`. With it a one-item read's statement brings that item's one-to-many key lists (see ItemLoader),
    * each from a derived table that numbers its rows; the ranks carry the order, which no aggregate here
-   * promises to keep. null: each list is read by a statement of its own. SQLite: folding spares a round trip
-   * only over a network, and there the window that numbers the rows cost more than the statements it saved.
+   * promises to keep.
    */
-  readonly keyPairs: string | null
+  readonly keyPairs: string
   /**
    * The API's reading of an error the driver threw while writing to `collection`, or null for one a client
    * cannot cause. PostgreSQL answers SQLSTATEs and names the key in `detail`; MySQL answers `ER_*` codes and

@@ -180,7 +180,10 @@ class SqliteReaderClient extends KnexBetterSqlite3 {
 }
 Object.assign(SqliteReaderClient.prototype, { canCancelQuery: true })
 
-/** Whether a knex instance is a SQLite reader (it keeps its own statements and registers the router's functions). */
+/**
+ * Whether a knex instance is a SQLite reader: it keeps its own statements and registers the router's functions,
+ * and each of its statements is a message to a worker thread.
+ */
 export function isSqliteReader(knex: Knex): boolean {
   return knex.client instanceof SqliteReaderClient
 }

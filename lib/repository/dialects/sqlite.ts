@@ -7,7 +7,7 @@ import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } fro
 import { bufferText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
 import { checkSqliteFunctions } from './sqlite-functions'
-import { cancelReaderStatements } from './sqlite-reader'
+import { cancelReaderStatements, isSqliteReader } from './sqlite-reader'
 import { sqliteStoredTemporal, sqliteTemporalToStorage } from './sqlite-storage'
 
 /** strftime formats; %V (ISO week) needs SQLite 3.46, which better-sqlite3 12 bundles. */
@@ -131,7 +131,8 @@ export const sqlite: Dialect = {
   name: 'sqlite',
   insertReturnsKeyWithReturning: false,
   returnsRows: true,
-  serverTraits: null,
+  // The host's connection folds no key list; a reader's statements each cross to a thread (ServerTraits.foldedKeys).
+  serverTraits: async (knex) => ({ insertReturnsRows: true, foldedKeys: isSqliteReader(knex) ? Number.POSITIVE_INFINITY : 0 }),
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
@@ -160,7 +161,7 @@ export const sqlite: Dialect = {
   joinsManyToOne: false,
   // In process, ROW_NUMBER() cost more than reading every related row, and a second statement no round trip.
   cutsWindowsInProcess: true,
-  keyPairs: null,
+  keyPairs: 'json_group_array(json_array(??, ??))',
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
   // built-in lower() when that provably gives the same answer (see asciiInsensitive).
