@@ -9,7 +9,7 @@ import { dialectOf } from '../../lib/repository/dialects'
 import type { CollectionDefinition } from '../../lib/types'
 import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
-import { forEachDialect, type DialectContext } from '../support/dialects'
+import { foldsKeyLists, forEachDialect, type DialectContext } from '../support/dialects'
 import { expectError } from '../support/expect-error'
 
 type Row = Record<string, unknown> & { id: number }
@@ -771,7 +771,7 @@ forEachDialect((ctx) => {
       const dialect = dialectOf(ctx.knex)
       joined = dialect.joinsManyToOne
       cutsWindows = dialect.cutsWindowsInProcess
-      folds = ((await dialect.serverTraits?.(ctx.knex))?.foldedKeys ?? Number.POSITIVE_INFINITY) > 0
+      folds = await foldsKeyLists(ctx.knex)
     })
     /** `statements`, less the page's own many-to-one items where they come with the page. */
     const withPage = (statements: number, pageManyToOne: number): number => statements - (joined ? pageManyToOne : 0)

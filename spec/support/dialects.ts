@@ -2,7 +2,7 @@
 import knexFactory, { type Knex } from 'knex'
 import { resetTables, seedTables, type SeedOptions } from '../../fixtures/seed'
 import { createTables, dropTables } from '../../fixtures/tables'
-import type { DialectName } from '../../lib/repository/dialects'
+import { dialectOf, type DialectName } from '../../lib/repository/dialects'
 import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV } from './databases'
 
 export interface QueryCount<T> {
@@ -97,4 +97,13 @@ export function forEachDialect(suite: (ctx: DialectContext) => void): void {
       suite(ctx)
     })
   }
+}
+
+/**
+ * Whether a read by id through `knex` folds its key lists into the item's own statement (ServerTraits.foldedKeys):
+ * everywhere but on SQLite's own connection, and on MySQL where the server has the aggregate.
+ */
+export async function foldsKeyLists(knex: Knex): Promise<boolean> {
+  const traits = await dialectOf(knex).serverTraits?.(knex)
+  return (traits?.foldedKeys ?? Number.POSITIVE_INFINITY) > 0
 }
