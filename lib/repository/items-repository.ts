@@ -277,12 +277,13 @@ export class ItemsRepository {
   }
 
   /**
-   * Runs a write that is one statement: on its own where the dialect allows it (`autocommitWrites`: one
-   * statement is atomic by itself, so BEGIN and COMMIT are spared), else in a bare transaction. Retried and its
-   * errors mapped as `transaction` does.
+   * Runs a write that is one statement on its own, retried and its errors mapped as `transaction` does. One
+   * statement is atomic by itself. BEGIN and COMMIT around it would cost two round trips and make nothing safer:
+   * a connection lost in the one round trip that commits (this statement's, or else COMMIT's) leaves the outcome
+   * unknown either way, and one lost in any other round trip of a transaction fails a write the client must send
+   * again all the same.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    if (!this.dialect.autocommitWrites) return this.transaction(collection, work, { bare: true })
     try {
       return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
     } catch (error) {

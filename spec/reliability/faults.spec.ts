@@ -1,6 +1,7 @@
 // Database faults through a TCP proxy the spec controls (PostgreSQL and MySQL): an unreachable database, a
-// connection lost mid-statement, a silent partition and a full pool answer 503 with Retry-After; a
-// connection lost after commit still answers success; and the pool serves again once the database is back.
+// connection lost mid-transaction or before a lone write's answer, a silent partition and a full pool answer 503
+// with Retry-After; a connection lost after commit still answers success; and the pool serves again once the
+// database is back.
 import type { Express } from 'express'
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
@@ -93,16 +94,57 @@ forEachDialect((ctx) => {
     expect(await authorsNamed('Unreachable')).toEqual([])
   })
 
-  it('answers 503 when the connection is lost in the middle of a write, and writes nothing', async () => {
-    expect((await request(app).get('/api/items/authors?limit=1')).status).toBe(200)
-    proxy.delay(150)
-    const pending = request(app).post('/api/items/authors').send({ name: 'Interrupted' })
-    const cut = sleep(200).then(() => proxy.cut())
-    const [response] = await Promise.all([pending, cut])
+  /** Runs `act` once, when the proxied knex sends the first statement that matches `sql`. */
+  async function onStatement<T>(sql: RegExp, act: () => void, send: () => Promise<T>): Promise<T> {
+    let armed = true
+    const onQuery = (query: { sql?: string }): void => {
+      if (armed && sql.test(query.sql ?? '')) {
+        armed = false
+        act()
+      }
+    }
+    proxied.on('query', onQuery)
+    try {
+      return await send()
+    } finally {
+      proxied.off('query', onQuery)
+    }
+  }
+
+  it('answers 503 when the connection is lost in the middle of a transaction, and writes nothing', async () => {
+    // The author is checked before the INSERT, so the write is a transaction; the cut comes before its COMMIT.
+    const response = await onStatement(
+      /insert into/i,
+      () => setImmediate(() => proxy.cut()),
+      () => request(app).post('/api/items/articles').send({ title: 'Interrupted', author: 1 }),
+    )
     expectUnavailable(response)
     proxy.restore()
     expect(await recovers()).toBeLessThan(RECOVERY_MS)
-    expect(await authorsNamed('Interrupted')).toEqual([])
+    expect(await ctx.knex('articles').where({ title: 'Interrupted' }).select('id')).toEqual([])
+  })
+
+  it('answers 503 when the answer to a lone write is lost, although its one statement wrote', async () => {
+    // One statement commits as it runs, as a COMMIT would: the database has the item, the router no answer.
+    const response = await onStatement(
+      /insert into/i,
+      () => proxy.loseReplies(),
+      async () => {
+        // `then` sends it now: supertest sends a request only once it is awaited.
+        const pending = request(app)
+          .post('/api/items/authors')
+          .send({ name: 'Unanswered' })
+          .then((response) => response)
+        const started = Date.now()
+        while ((await authorsNamed('Unanswered')).length === 0 && Date.now() - started < RECOVERY_MS) await sleep(10)
+        proxy.cut()
+        return pending
+      },
+    )
+    expectUnavailable(response)
+    proxy.restore()
+    expect(await recovers()).toBeLessThan(RECOVERY_MS)
+    expect(await authorsNamed('Unanswered')).toHaveLength(1)
   })
 
   it('answers 503 when all pooled connections stay busy past the acquire timeout', async () => {
@@ -116,8 +158,8 @@ forEachDialect((ctx) => {
   })
 
   it('answers success with the keys when the connection is lost between commit and read-back', async () => {
-    // The proxy cuts as the first statement after COMMIT is sent (COMMIT's answer is in by then): the author's
-    // key list, read for the answer after the write.
+    // The proxy cuts as the first statement after the write's is sent (its answer is in by then): the author's
+    // key list, read for the answer after the write. The write is one statement, so it commits as it runs.
     let committed = false
     let cut = false
     const onQuery = (query: { sql?: string }): void => {
@@ -125,7 +167,7 @@ forEachDialect((ctx) => {
         cut = true
         proxy.cut()
       }
-      committed ||= /^commit/i.test(query.sql ?? '')
+      committed ||= /insert into/i.test(query.sql ?? '')
     }
     proxied.on('query', onQuery)
     try {

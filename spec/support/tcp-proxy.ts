@@ -1,7 +1,7 @@
 // Test support: a TCP proxy between a knex pool and its database that specs can cut, blackhole or slow down.
 import net from 'node:net'
 
-export type ProxyMode = 'pass' | 'down' | 'blackhole'
+export type ProxyMode = 'pass' | 'down' | 'blackhole' | 'repliesLost'
 
 export class TcpProxy {
   private mode: ProxyMode = 'pass'
@@ -37,6 +37,11 @@ export class TcpProxy {
     this.mode = 'blackhole'
   }
 
+  /** Forwards what the client sends, but no reply: the database gets the statements, the client no answer. */
+  loseReplies(): void {
+    this.mode = 'repliesLost'
+  }
+
   /** Delays every chunk by `ms` in both directions. */
   delay(ms: number): void {
     this.delayMs = ms
@@ -60,9 +65,9 @@ export class TcpProxy {
     }
     const upstream = net.connect(this.target.port, this.target.host)
     this.sockets.add(client).add(upstream)
-    const forward = (from: net.Socket, to: net.Socket): void => {
+    const forward = (from: net.Socket, to: net.Socket, passesIn: ProxyMode[]): void => {
       from.on('data', (chunk) => {
-        if (this.mode !== 'pass') return
+        if (!passesIn.includes(this.mode)) return
         if (this.delayMs === 0) to.write(chunk)
         else setTimeout(() => to.writable && to.write(chunk), this.delayMs)
       })
@@ -72,7 +77,7 @@ export class TcpProxy {
         to.destroy()
       })
     }
-    forward(client, upstream)
-    forward(upstream, client)
+    forward(client, upstream, ['pass', 'repliesLost'])
+    forward(upstream, client, ['pass'])
   }
 }

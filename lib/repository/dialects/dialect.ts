@@ -224,13 +224,6 @@ export interface Dialect {
    */
   readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
   /**
-   * Whether a write that is one statement may run without a transaction. Only where statements run in this
-   * process (SQLite): when the call returns, the statement has written or failed. Over a network, a connection
-   * lost before the answer leaves a lone statement's outcome unknown, while a transaction that never reached
-   * COMMIT has written nothing, which is what a 503 promises (see Faults).
-   */
-  readonly autocommitWrites: boolean
-  /**
    * Whether a page's own many-to-one items come with the page's statement, joined after its LIMIT (see
    * ItemLoader), instead of with a statement of their own. Over a network that spares a round trip each. SQLite
    * runs statements in this process, where the derived table and the second sort cost more than the statement

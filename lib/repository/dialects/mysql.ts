@@ -262,8 +262,6 @@ export const mysql: Dialect = {
   exactSum: null,
   checkSetup: null,
   syncAutoIncrement: null,
-  // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
-  autocommitWrites: false,
   joinsManyToOne: true,
   cutsWindowsInProcess: false,
   // As text: mysql2 parses a JSON column itself, and would fail the whole statement on a list MariaDB cut short.

@@ -137,8 +137,6 @@ export const postgres: Dialect = {
        where seq is not null and top > coalesce(pg_sequence_last_value(seq::regclass), 0)`,
       [table, column, column, table],
     ),
-  // Over a network a lone write's outcome is unknown when the connection drops; an uncommitted transaction's is not.
-  autocommitWrites: false,
   joinsManyToOne: true,
   cutsWindowsInProcess: false,
   keyPairs: 'json_agg(json_build_array(??, ??))',

@@ -155,8 +155,6 @@ export const sqlite: Dialect = {
   exactSum: 'items_exact_sum',
   checkSetup: checkSqliteFunctions,
   syncAutoIncrement: null,
-  // Statements run in this process: a lone write has written or failed when its call returns.
-  autocommitWrites: true,
   // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
   joinsManyToOne: false,
   // In process, ROW_NUMBER() cost more than reading every related row, and a second statement no round trip.
