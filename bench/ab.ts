@@ -14,12 +14,10 @@ import http from 'node:http'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import express, { type Router } from 'express'
-import knexFactory, { type Knex } from 'knex'
+import type { Knex } from 'knex'
 import type { DialectName } from '../lib/repository/dialects'
-import { ensureDatabase, knexConfig } from '../spec/support/databases'
+import { openFixtures } from '../spec/support/databases'
 import { collections } from '../fixtures/schema'
-import { seedTables } from '../fixtures/seed'
-import { createTables, dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 import { handWritten } from './hand-written'
 
@@ -42,11 +40,7 @@ async function main(): Promise<void> {
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const before = require(path.resolve(BEFORE, 'lib')) as { createItemsRouter: RouterFactory }
-  await ensureDatabase(DIALECT)
-  const knex = knexFactory(knexConfig(DIALECT))
-  await dropTables(knex)
-  await createTables(knex)
-  await seedTables(knex)
+  const knex = await openFixtures(DIALECT)
   const app = express()
   app.use('/a', before.createItemsRouter({ knex, collections }))
   app.use('/b', createItemsRouter({ knex, collections }))

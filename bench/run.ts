@@ -12,12 +12,10 @@ import os from 'node:os'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import knexFactory, { type Knex } from 'knex'
 import type { DialectName } from '../lib/repository/dialects'
-import { ensureDatabase, knexConfig, probe, selectedDialects } from '../spec/support/databases'
+import { openFixtures, probe, selectedDialects } from '../spec/support/databases'
 import { collections } from '../fixtures/schema'
-import { seedTables } from '../fixtures/seed'
-import { createTables, dropTables } from '../fixtures/tables'
+import { dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 import { handWritten } from './hand-written'
 import type { LoadOrder, LoadReport } from './load'
@@ -226,11 +224,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     console.log(`\n${name}: skipped (${unreachable})`)
     return [`### ${name}`, '', `skipped: ${unreachable}`, '']
   }
-  await ensureDatabase(name)
-  const knex: Knex = knexFactory(knexConfig(name))
-  await dropTables(knex)
-  await createTables(knex)
-  await seedTables(knex)
+  const knex = await openFixtures(name)
   const app = express()
   // BENCH_PREPARED=0 / 1 sets the router's preparedStatements; unset, each dialect's default.
   const prepared = process.env.BENCH_PREPARED

@@ -9,8 +9,7 @@ import { join } from 'node:path'
 import express from 'express'
 import knexFactory, { type Knex } from 'knex'
 import { collections } from '../fixtures/schema'
-import { seedTables } from '../fixtures/seed'
-import { createTables, dropTables } from '../fixtures/tables'
+import { rebuildTables } from '../fixtures/seed'
 import { createItemsRouter, prepareSqliteConnection } from '../lib'
 import { mysqlConfig, postgresConfig, type Timeouts } from '../examples/knex-config'
 
@@ -186,9 +185,7 @@ interface Outcome {
 async function soak(name: string, server: Server): Promise<void> {
   const { knex } = server
   await waitFor(() => knex.raw('select 1'))
-  await dropTables(knex)
-  await createTables(knex)
-  await seedTables(knex)
+  await rebuildTables(knex)
   const app = express()
   app.use('/api', createItemsRouter({ knex, collections, logger: { error: () => undefined, warn: () => undefined } }))
   const http = app.listen(0, '127.0.0.1')

@@ -3,13 +3,11 @@
 // property (default 25); PROPERTY_SEED replays a reported failure.
 import type { Express } from 'express'
 import fc from 'fast-check'
-import knexFactory, { type Knex } from 'knex'
+import type { Knex } from 'knex'
 import request, { type Response } from 'supertest'
-import { seedTables } from '../../fixtures/seed'
-import { createTables, dropTables } from '../../fixtures/tables'
 import type { DialectName } from '../../lib/repository/dialects'
 import { createApp } from '../support/app'
-import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV } from '../support/databases'
+import { openFixtures, selectedDialects, UNREACHABLE_ENV } from '../support/databases'
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 25)
 const SEED = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED)
@@ -377,11 +375,7 @@ describe('properties across databases', () => {
 
   beforeAll(async () => {
     for (const name of reachable()) {
-      await ensureDatabase(name)
-      const knex = knexFactory(knexConfig(name))
-      await dropTables(knex)
-      await createTables(knex)
-      await seedTables(knex)
+      const knex = await openFixtures(name)
       const logged: unknown[] = []
       const logger = { error: (message: string, error?: unknown) => logged.push(`${message}: ${String(error)}`), warn: () => undefined }
       targets.push({ name, knex, app: createApp(knex, { logger }), logged })

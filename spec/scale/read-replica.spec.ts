@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { Express } from 'express'
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
-import { seedTables } from '../../fixtures/seed'
-import { createTables, dropTables } from '../../fixtures/tables'
+import { rebuildTables } from '../../fixtures/seed'
 import { collections } from '../../fixtures/schema'
 import { createItemsRouter, type ItemsRouterOptions } from '../../lib'
 import { createApp } from '../support/app'
@@ -127,9 +126,7 @@ forEachDialect((ctx) => {
             : { ...connection, database },
         })
       }
-      await dropTables(frozen)
-      await createTables(frozen)
-      await seedTables(frozen)
+      await rebuildTables(frozen)
       app = createApp(ctx.knex, { replica: { knex: frozen } })
     })
     afterAll(() => frozen.destroy())

@@ -2,6 +2,7 @@
 import knexFactory, { type Knex } from 'knex'
 import { prepareSqliteConnection } from '../../lib'
 import { DIALECT_NAMES, type DialectName } from '../../lib/repository/dialects'
+import { rebuildTables } from '../../fixtures/seed'
 
 const CONNECT_TIMEOUT_MS = 3000
 const PG_BASE = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
@@ -111,6 +112,14 @@ export async function ensureDatabase(name: DialectName): Promise<void> {
       if ((error as { code?: string }).code !== '42P04') throw error
     }
   })
+}
+
+/** A knex instance on this run's database of `name`, its fixture tables created afresh and seeded. */
+export async function openFixtures(name: DialectName): Promise<Knex> {
+  await ensureDatabase(name)
+  const knex = knexFactory(knexConfig(name))
+  await rebuildTables(knex)
+  return knex
 }
 
 /** Resolves to `null` when the dialect's server answers, or to the reason it does not. */

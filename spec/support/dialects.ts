@@ -1,9 +1,8 @@
 // Test support: runs a suite once per database dialect, each against its own freshly created and seeded tables.
-import knexFactory, { type Knex } from 'knex'
-import { resetTables, seedTables, type SeedOptions } from '../../fixtures/seed'
-import { createTables, dropTables } from '../../fixtures/tables'
+import type { Knex } from 'knex'
+import { resetTables, type SeedOptions } from '../../fixtures/seed'
 import { dialectOf, type DialectName } from '../../lib/repository/dialects'
-import { ensureDatabase, knexConfig, selectedDialects, UNREACHABLE_ENV } from './databases'
+import { openFixtures, selectedDialects, UNREACHABLE_ENV } from './databases'
 
 export interface QueryCount<T> {
   result: T
@@ -52,11 +51,7 @@ function createContext(name: DialectName): OwnedContext {
       }
     },
     async open() {
-      await ensureDatabase(name)
-      instance = knexFactory(knexConfig(name))
-      await dropTables(instance)
-      await createTables(instance)
-      await seedTables(instance)
+      instance = await openFixtures(name)
     },
     async close() {
       await instance?.destroy()
