@@ -9,7 +9,8 @@
 //   BENCH_AB_BEFORE=/tmp/before BENCH_AB_URL=/items/articles/1 BENCH_AB_HAND=/articles/1 npm run bench:ab
 //
 // BENCH_AB_DIALECT (sqlite by default), BENCH_AB_ROUNDS (40 batches of 400 requests per side). `{n}` in either URL
-// becomes a number new to each request.
+// becomes a number new to each request. BENCH_AB_METHOD (GET by default) and BENCH_AB_BODY (JSON text) send a write
+// instead, such as `PATCH /items/articles/42` with `{"rating":4}`: it must answer 200 on every side.
 import http from 'node:http'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -28,6 +29,8 @@ const ROUTER_URL = process.env.BENCH_AB_URL
 const HAND_URL = process.env.BENCH_AB_HAND
 const DIALECT = (process.env.BENCH_AB_DIALECT ?? 'sqlite') as DialectName
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 40)
+const METHOD = process.env.BENCH_AB_METHOD ?? 'GET'
+const BODY = process.env.BENCH_AB_BODY
 const PER_BATCH = 400
 /** Requests in flight at once, over kept-alive connections. */
 const CONCURRENCY = 4
@@ -54,12 +57,14 @@ async function main(): Promise<void> {
   const send = (url: string): Promise<void> =>
     new Promise((resolve, reject) => {
       const target = url.replace('{n}', String(sent++))
+      const headers = BODY === undefined ? {} : { 'content-type': 'application/json' }
       http
-        .get({ port, path: target, agent }, (res) => {
+        .request({ port, path: target, agent, method: METHOD, headers }, (res) => {
           res.resume()
           res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${target} answered ${res.statusCode}`))))
         })
         .on('error', reject)
+        .end(BODY)
     })
   const batch = async (url: string, requests: number): Promise<void> => {
     for (let done = 0; done < requests; done += CONCURRENCY) await Promise.all(Array.from({ length: CONCURRENCY }, () => send(url)))
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   const perRequest = (side: (typeof sides)[number]): number => side.cpu / side.requests
   const [a, b, hand] = sides.map(perRequest) as [number, number, number]
   console.log(
-    `${DIALECT} ${ROUTER_URL}: A ${a.toFixed(0)} µs, B ${b.toFixed(0)} µs, hand-written ${hand.toFixed(0)} µs of CPU a request; ` +
+    `${DIALECT} ${METHOD} ${ROUTER_URL}: A ${a.toFixed(0)} µs, B ${b.toFixed(0)} µs, hand-written ${hand.toFixed(0)} µs of CPU a request; ` +
       `B − A ${(b - a).toFixed(0)} µs`,
   )
   agent.destroy()
