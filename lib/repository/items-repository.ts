@@ -281,9 +281,10 @@ export class ItemsRepository {
    * statement is atomic by itself. BEGIN and COMMIT around it would cost two round trips and make nothing safer:
    * a connection lost in the one round trip that commits (this statement's, or else COMMIT's) leaves the outcome
    * unknown either way, and one lost in any other round trip of a transaction fails a write the client must send
-   * again all the same.
+   * again all the same. Where a statement does not commit by itself (ServerTraits.autocommits), it keeps them.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
+    if (!(await this.serverTraits(this.knex)).autocommits) return this.transaction(collection, work, { bare: true })
     try {
       return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
     } catch (error) {
@@ -343,7 +344,8 @@ export class ItemsRepository {
    * What the database behind `db` supports where servers of the dialect differ (Dialect.serverTraits), asked once
    * per knex instance (a read asks where it runs: a replica may differ from the primary); every trait's default
    * where the dialect cannot differ. An error (no connection yet, say) is not kept: that request does without (a
-   * read brings its key lists by statements of their own, a create reads its items back), and the next one asks.
+   * read brings its key lists by statements of their own, a create reads its items back, a lone write keeps its
+   * transaction), and the next one asks.
    */
   private serverTraits(db: Knex): Promise<ServerTraits> {
     const ask = this.dialect.serverTraits
@@ -351,10 +353,10 @@ export class ItemsRepository {
     if (traits === undefined) {
       traits =
         ask === null
-          ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY })
+          ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true })
           : ask(db).catch(() => {
               this.traits.delete(db)
-              return { insertReturnsRows: false, foldedKeys: 0 }
+              return { insertReturnsRows: false, foldedKeys: 0, autocommits: false }
             })
       this.traits.set(db, traits)
     }

@@ -3,15 +3,19 @@
 // that statement also returns the row the answer shows, else the item is read back. Everything else keeps its
 // transaction, and the answers (404, 403, 400, events) stay what they were.
 import type { Express } from 'express'
+import knexFactory from 'knex'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import type { CollectionDefinition, ItemsEvent } from '../../lib'
 import { mysql } from '../../lib/repository/dialects/mysql'
 import { createApp } from '../support/app'
+import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
-/** A router's one question to a MySQL-protocol server, on its first create: does its INSERT return rows? */
+/** A router's one question to a MySQL-protocol server, on its first write: does its INSERT return rows, does it autocommit? */
 const isServerProbe = (statement: string): boolean => /select version\(\)/.test(statement)
+
+type Done = (error: Error | null, connection: unknown) => void
 
 /**
  * The statements' first words, in order (`insert`, `select`, `begin`...), past the router's marker comment,
@@ -231,6 +235,37 @@ forEachDialect((ctx) => {
       })
       expect((await request(withEvents).patch('/api/items/articles/5').send({ rating: 3 })).status).toBe(200)
       expect(events).toEqual([expect.objectContaining({ action: 'update', keys: [5], payloads: [{ rating: 3 }] })])
+    })
+
+    // A MySQL session with autocommit off would leave a lone statement's write in a transaction nobody commits.
+    ;(ctx.name === 'mysql' ? it : it.skip)('keeps BEGIN and COMMIT where the session does not commit a lone statement', async () => {
+      const manual = knexFactory({
+        ...knexConfig('mysql'),
+        pool: {
+          min: 0,
+          max: 2,
+          afterCreate: (connection: { query(sql: string, done: (error: Error | null) => void): void }, done: Done) =>
+            connection.query('SET autocommit = 0', (error) => done(error, connection)),
+        },
+      })
+      const seen: string[] = []
+      const record = (query: { sql: string }): void => void seen.push(query.sql)
+      manual.on('query', record)
+      try {
+        const app = createApp(manual)
+        const created = await request(app).post('/api/items/articles?fields=id').send({ title: 'Autocommit off' })
+        expect(created.status).toBe(200)
+        const updated = await request(app)
+          .patch(`/api/items/articles/${created.body.data.id as number}`)
+          .send({ rating: 2 })
+        expect(updated.status).toBe(200)
+        expect(verbs(seen).filter((verb) => verb !== 'select')).toEqual(['begin', 'insert', 'commit', 'begin', 'update', 'commit'])
+        // Committed: the fixtures' own connection, another session, sees the update.
+        expect(await ctx.knex('articles').where({ title: 'Autocommit off' }).select('rating')).toEqual([{ rating: 2 }])
+      } finally {
+        manual.off('query', record)
+        await manual.destroy()
+      }
     })
   })
 })

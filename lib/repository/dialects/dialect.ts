@@ -64,6 +64,12 @@ export interface ServerTraits {
    * each cross to a worker thread, so there they fold.
    */
   readonly foldedKeys: number
+  /**
+   * Whether a statement outside a transaction commits as it runs, so a write of one statement needs no BEGIN and
+   * COMMIT. Always on PostgreSQL and SQLite; on MySQL the session's `autocommit`, which a server or pool may
+   * switch off: there a lone statement would open a transaction nobody commits.
+   */
+  readonly autocommits: boolean
 }
 
 export interface Dialect {

@@ -201,11 +201,15 @@ export function foldedKeys(version: string, concatLength: number): number {
 }
 
 async function serverTraits(knex: Knex): Promise<ServerTraits> {
-  const [[server]] = (await knex.raw('select version() as version, @@group_concat_max_len as concat_length')) as [
-    { version: unknown; concat_length: unknown }[],
-  ]
+  const [[server]] = (await knex.raw(
+    'select version() as version, @@group_concat_max_len as concat_length, @@autocommit as autocommit',
+  )) as [{ version: unknown; concat_length: unknown; autocommit: unknown }[]]
   const version = String(server?.version)
-  return { insertReturnsRows: insertReturnsRows(version), foldedKeys: foldedKeys(version, Number(server?.concat_length)) }
+  return {
+    insertReturnsRows: insertReturnsRows(version),
+    foldedKeys: foldedKeys(version, Number(server?.concat_length)),
+    autocommits: Number(server?.autocommit) === 1,
+  }
 }
 
 export const mysql: Dialect = {

@@ -132,7 +132,11 @@ export const sqlite: Dialect = {
   insertReturnsKeyWithReturning: false,
   returnsRows: true,
   // The host's connection folds no key list; a reader's statements each cross to a thread (ServerTraits.foldedKeys).
-  serverTraits: async (knex) => ({ insertReturnsRows: true, foldedKeys: isSqliteReader(knex) ? Number.POSITIVE_INFINITY : 0 }),
+  serverTraits: async (knex) => ({
+    insertReturnsRows: true,
+    foldedKeys: isSqliteReader(knex) ? Number.POSITIVE_INFINITY : 0,
+    autocommits: true,
+  }),
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
