@@ -1,11 +1,10 @@
-// Test support: a TCP proxy between a knex pool and its database that specs can cut, blackhole or slow down.
+// Test support: a TCP proxy between a knex pool and its database that specs can cut, blackhole or make deaf.
 import net from 'node:net'
 
 export type ProxyMode = 'pass' | 'down' | 'blackhole' | 'repliesLost'
 
 export class TcpProxy {
   private mode: ProxyMode = 'pass'
-  private delayMs = 0
   private readonly sockets = new Set<net.Socket>()
   private readonly server: net.Server
 
@@ -42,15 +41,9 @@ export class TcpProxy {
     this.mode = 'repliesLost'
   }
 
-  /** Delays every chunk by `ms` in both directions. */
-  delay(ms: number): void {
-    this.delayMs = ms
-  }
-
   /** Forwards again (connections dropped meanwhile stay dropped). */
   restore(): void {
     this.mode = 'pass'
-    this.delayMs = 0
   }
 
   async close(): Promise<void> {
@@ -67,9 +60,7 @@ export class TcpProxy {
     this.sockets.add(client).add(upstream)
     const forward = (from: net.Socket, to: net.Socket, passesIn: ProxyMode[]): void => {
       from.on('data', (chunk) => {
-        if (!passesIn.includes(this.mode)) return
-        if (this.delayMs === 0) to.write(chunk)
-        else setTimeout(() => to.writable && to.write(chunk), this.delayMs)
+        if (passesIn.includes(this.mode)) to.write(chunk)
       })
       from.on('error', () => to.destroy())
       from.on('close', () => {
