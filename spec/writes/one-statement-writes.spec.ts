@@ -12,7 +12,7 @@ import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
-/** A router's one question to a MySQL-protocol server, on its first write: does its INSERT return rows, does it autocommit? */
+/** A router's one question to a MySQL-protocol server, on its first write: which it is, whether it autocommits. */
 const isServerProbe = (statement: string): boolean => /select version\(\)/.test(statement)
 
 type Done = (error: Error | null, connection: unknown) => void
