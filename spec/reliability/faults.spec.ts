@@ -185,22 +185,9 @@ forEachDialect((ctx) => {
   })
 
   it('leaves exactly one item when a write whose COMMIT was cut is retried with its Idempotency-Key', async () => {
-    let armed = true
-    const onQuery = (query: { sql?: string }): void => {
-      if (armed && /^commit/i.test(query.sql ?? '')) {
-        armed = false
-        setImmediate(() => proxy.cut())
-      }
-    }
-    proxied.on('query', onQuery)
     const key = `commit-${ctx.name}-${Date.now()}`
     const post = (): request.Test => request(app).post('/api/items/authors').set('Idempotency-Key', key).send({ name: 'Ambiguous' })
-    let first: request.Response
-    try {
-      first = await post()
-    } finally {
-      proxied.off('query', onQuery)
-    }
+    const first = await onStatement(/^commit/i, () => setImmediate(() => proxy.cut()), post)
     // Whether the COMMIT landed is unknown to the router: it answers 503, or success if it saw the commit.
     expect([200, 503]).toContain(first.status)
     proxy.restore()
