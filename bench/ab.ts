@@ -1,7 +1,7 @@
 // An A/B of one request between two checkouts of the library, for changes too small for `npm run bench` to see
 // (whose ratios move by ±0.1 on a shared machine): the router of another checkout (A, BENCH_AB_BEFORE) and this
 // one's (B) mounted side by side in one process over one knex instance, with the hand-written handler beside them,
-// and the same GET request sent to each in short batches that alternate for the whole run, so that a neighbour's load
+// and the same request sent to each in short batches that alternate for the whole run, so that a neighbour's load
 // or a CPU's clock change falls on all three alike. Prints the CPU time per request of each (this process serves
 // and sends, so the sender's share, equal for all three, is included) and B − A.
 //

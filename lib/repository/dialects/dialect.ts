@@ -86,8 +86,8 @@ export interface Dialect {
   readonly returnsRows: boolean
   /**
    * Where servers of the dialect differ in what the router uses, how to ask the one behind `knex` (once per
-   * router and knex instance, on the first request that needs to know). null: every server has `returnsRows`
-   * and folds key lists of any length.
+   * router and knex instance, on the first request that needs to know). null: every server has `returnsRows`,
+   * folds key lists of any length and commits a lone statement as it runs.
    */
   readonly serverTraits: ((knex: Knex) => Promise<ServerTraits>) | null
   /**
