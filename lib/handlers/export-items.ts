@@ -4,12 +4,12 @@ import type { Response } from 'express'
 import { InvalidQueryError } from '../errors'
 import type { ExportFormat, Query } from '../query/query'
 import type { Item, Logger } from '../types'
-import { exportWriter } from './export-formats'
+import { exportWriter, type ExportWriter } from './export-formats'
 import type { ItemsScope } from './items-scope'
 
-/** Writes `text`, then waits while the socket's buffer is full (backpressure) or until the client leaves. */
-async function send(res: Response, text: string): Promise<void> {
-  if (text === '' || res.write(text) || res.destroyed) return
+/** Writes `piece`, then waits while the socket's buffer is full (backpressure) or until the client leaves. */
+async function send(res: Response, piece: string | Buffer): Promise<void> {
+  if (piece.length === 0 || res.write(piece) || res.destroyed) return
   await new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('drain', done)
@@ -31,6 +31,51 @@ async function* chunksOf(scope: ItemsScope, query: Query): AsyncGenerator<Item[]
 const columnsOf = (query: Query, first: readonly Item[]): string[] =>
   query.aggregate ? Object.keys(first[0] ?? {}) : query.fields.map((node) => node.output)
 
+/** A download: how it is sent, and its body in pieces, of which the first is already read. */
+interface Download {
+  readonly writer: ExportWriter
+  readonly first: readonly (string | Buffer)[]
+  readonly rest: AsyncGenerator<string | Buffer, void, undefined>
+}
+
+/** The body the writer makes of the items, chunk by chunk. */
+async function* writtenPieces(
+  writer: ExportWriter,
+  chunks: AsyncGenerator<Item[], void, undefined>,
+  first: readonly Item[],
+): AsyncGenerator<string, void, undefined> {
+  let empty = first.length === 0
+  for await (const items of chunks) {
+    yield writer.items(items, empty)
+    empty &&= items.length === 0
+  }
+  yield writer.end()
+}
+
+/**
+ * The download, its first piece read before anything is sent: CSV lines the database writes itself where it
+ * can (ItemsRepository.copyCsv), else the writer's text of the items.
+ */
+async function download(scope: ItemsScope, query: Query, format: ExportFormat): Promise<Download> {
+  const copied = format === 'csv' ? await scope.repository.copyCsv(scope.collection, query) : null
+  if (copied !== null) {
+    const writer = exportWriter(format, columnsOf(query, []))
+    // A chunk comes as the database's lines, or as items where only the router spells a value right.
+    const lines = async function* (): AsyncGenerator<string | Buffer, void, undefined> {
+      for await (const piece of copied) yield Buffer.isBuffer(piece) ? piece : writer.items(piece, false)
+    }
+    const rest = lines()
+    const first = await rest.next()
+    // CSV has no text after its last line, so the lines are the whole rest.
+    return { writer, first: first.done ? [writer.start()] : [writer.start(), first.value], rest }
+  }
+  const chunks = chunksOf(scope, query)
+  const first = await chunks.next()
+  const firstItems = first.done ? [] : first.value
+  const writer = exportWriter(format, columnsOf(query, firstItems))
+  return { writer, first: [writer.start() + writer.items(firstItems, true)], rest: writtenPieces(writer, chunks, firstItems) }
+}
+
 /**
  * Streams the export. The first chunk is read before anything is sent, so a request that fails at once still
  * answers with its error status. A failure after the first byte cannot change the status: it is logged and
@@ -40,25 +85,19 @@ const columnsOf = (query: Query, first: readonly Item[]): string[] =>
  */
 export async function exportItems(res: Response, scope: ItemsScope, query: Query, format: ExportFormat, logger: Logger): Promise<void> {
   if (query.version !== null) throw new InvalidQueryError('"export" cannot be combined with "version"')
-  const chunks = chunksOf(scope, query)
-  const first = await chunks.next()
-  const firstItems = first.done ? [] : first.value
-  const writer = exportWriter(format, columnsOf(query, firstItems))
+  const { writer, first, rest } = await download(scope, query, format)
   res.status(200)
   res.setHeader('Content-Type', writer.contentType)
   const name = scope.collection.name.replace(/[^\w.-]/g, '_')
   res.setHeader('Content-Disposition', `attachment; filename="${name}.${writer.extension}"`)
   try {
-    await send(res, writer.start() + writer.items(firstItems, true))
-    let empty = firstItems.length === 0
+    for (const piece of first) await send(res, piece)
     while (!res.destroyed) {
-      const next = await chunks.next()
+      const next = await rest.next()
       if (next.done) break
-      await send(res, writer.items(next.value, empty))
-      empty &&= next.value.length === 0
+      await send(res, next.value)
     }
-    if (res.destroyed) return
-    res.end(writer.end())
+    if (!res.destroyed) res.end()
   } catch (error) {
     logger.error(
       `express-items-router: the export of "${scope.collection.name}" failed after its first byte; the download is cut short`,
@@ -66,6 +105,6 @@ export async function exportItems(res: Response, scope: ItemsScope, query: Query
     )
     res.destroy()
   } finally {
-    await chunks.return()
+    await rest.return()
   }
 }

@@ -228,6 +228,23 @@ export class ItemLoader {
     return this.shape(db, collection, fields, rows, budget)
   }
 
+  /**
+   * The statement of one chunk of an export whose CSV the database writes (Dialect.csvCopy): `cells` as its
+   * columns, and the list's filter, search, keyset, order, LIMIT and OFFSET, as `loadKeyed` would read them.
+   */
+  csvStatement(db: Db, collection: Collection, selection: Selection, cells: readonly SqlFragment[]): Knex.QueryBuilder {
+    const joins = this.countJoins(collection)
+    const qb = db(collection.table).select(cells.map((cell) => this.knex.raw(cell.sql, [...cell.bindings])))
+    this.where(qb, collection, selection, joins)
+    if (selection.after) compileAfter(qb, this.sortTerms(collection, selection, joins), selection.after, this.dialect)
+    const order = this.orderTerms(collection, selection, joins)
+    joins.applyTo(qb)
+    if (order.sql) qb.orderByRaw(order.sql, order.bindings)
+    if (selection.limit !== null) qb.limit(selection.limit)
+    if (selection.offset > 0) qb.offset(selection.offset)
+    return qb
+  }
+
   /** Groups and summarizes the rows the query's filter and search select (`aggregate`, `groupBy`). */
   async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     if (query.limit === 0) return []

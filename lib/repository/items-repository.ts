@@ -13,16 +13,22 @@ import { mapDbError } from './map-db-error'
 import { bareTransaction } from './bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
-import { fromStorage, toStorage } from './storage'
+import { columnValue, fromStorage, toStorage } from './storage'
 import { compileFilter } from './compile-filter'
 import { ReadRouting } from './read-routing'
-import { streamRows, type ChunkLoader } from './row-stream'
+import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
 
 /**
  * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
  * million rows), small enough that a chunk and its relations stay a few megabytes.
  */
 const EXPORT_CHUNK_ROWS = 1000
+
+/**
+ * Rows per statement of an export whose CSV the database writes: its text is a few times smaller than the same
+ * rows as items, so a chunk this long holds about as much memory as one of `EXPORT_CHUNK_ROWS` items.
+ */
+const COPY_CHUNK_ROWS = 10_000
 
 export interface PageMeta {
   total_count?: number
@@ -145,6 +151,48 @@ export class ItemsRepository {
         limit,
       })
     return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+  }
+
+  /**
+   * The CSV lines of an export as the database writes them (Dialect.csvCopy), in chunks of `COPY_CHUNK_ROWS`
+   * rows, each read as `streamItems` reads its own; a chunk holding a value only the router spells right comes
+   * as its items instead, for the router's writer. null where the database cannot write the lines as the router
+   * would: another dialect, an aggregate, a relation or function among the fields, a column type or session
+   * setting the cells do not know.
+   */
+  async copyCsv(collection: Collection, query: Query): Promise<AsyncGenerator<Buffer | Item[], void, undefined> | null> {
+    const copy = this.dialect.csvCopy
+    if (copy === null || query.aggregate) return null
+    const fields = query.fields.flatMap((node) => (node.kind === 'field' ? [node.field] : []))
+    if (fields.length < query.fields.length) return null
+    const db = this.reads()
+    const values = fields.map((field) => columnValue(field, `${collection.table}.${field.column}`, this.dialect))
+    const types = await copy.columnTypes(
+      db,
+      db(collection.table).select(values.map(({ sql, bindings }) => this.knex.raw(sql, [...bindings]))),
+    )
+    const cells = types && copy.cells(fields.map((field, index) => ({ field, value: values[index]!, typeId: types[index]! })))
+    if (!cells) return null
+    const known = new Map<string, readonly string[]>()
+    const load: PieceLoader<Buffer | Item[]> = async (after, limit) => {
+      const selection = { ...query, after: after ?? query.after ?? null, offset: after === null ? query.offset : 0, limit }
+      try {
+        // One snapshot for both statements: the chunk ends at the row its boundary names, whatever commits meanwhile.
+        return await db.transaction(
+          async (trx) => {
+            const boundary = { ...selection, offset: selection.offset + limit - 1, limit: 1 }
+            const { last } = await this.loader.loadKeyed(trx, collection, [], boundary)
+            return { piece: await copy.copy(trx, this.loader.csvStatement(trx, collection, selection, cells), known), boundary: last }
+          },
+          { isolationLevel: 'repeatable read', readOnly: true },
+        )
+      } catch (error) {
+        if (!copy.needsWriter(error)) throw error
+        const { items, last } = await this.loader.loadKeyed(db, collection, query.fields, selection)
+        return { piece: items, boundary: items.length < limit ? null : last }
+      }
+    }
+    return streamPieces(load, query.limit, Math.min(COPY_CHUNK_ROWS, this.maxLoadedRows))
   }
 
   /**

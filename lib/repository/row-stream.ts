@@ -43,3 +43,27 @@ export async function* streamRows(load: ChunkLoader, total: number | null, chunk
     await nextTurn()
   }
 }
+
+/**
+ * Loads the chunk of at most `limit` rows after `after` (null: the first chunk) as one piece of output, with
+ * the sort keys of its `limit`th row: null when it has fewer, so that it is the last.
+ */
+export type PieceLoader<T> = (after: readonly unknown[] | null, limit: number) => Promise<{ piece: T; boundary: unknown[] | null }>
+
+/**
+ * Yields the pieces of chunks of `chunkRows` rows until `total` rows (null: all) or the rows run out; as
+ * `streamRows`, for output the database writes itself (Dialect.csvCopy), which no row budget applies to.
+ */
+export async function* streamPieces<T>(load: PieceLoader<T>, total: number | null, chunkRows: number): AsyncGenerator<T, void, undefined> {
+  let remaining = total ?? Number.POSITIVE_INFINITY
+  let after: readonly unknown[] | null = null
+  while (remaining > 0) {
+    const limit = Math.min(chunkRows, remaining)
+    const { piece, boundary } = await load(after, limit)
+    yield piece
+    if (boundary === null) return
+    remaining -= limit
+    after = boundary
+    await nextTurn()
+  }
+}

@@ -47,6 +47,18 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
   return (_req, scope) => guards.set(scope, guard)
 }
 
+/**
+ * The current request's limits for a statement the router sends past knex (PostgreSQL's COPY): the marker an
+ * abort cancels it by, and its time limit in milliseconds (0: none). Outside a guarded request, neither.
+ */
+export function requestLimits(): { readonly marker: string; readonly statementTimeout: number } {
+  const scope = currentRequest()
+  const guard = scope && guards.get(scope)
+  return scope === undefined || guard === undefined
+    ? { marker: '', statementTimeout: 0 }
+    : { marker: marker(scope), statementTimeout: guard.statementTimeout }
+}
+
 function guardStatement(knex: Knex, builder: Runnable): void {
   const scope = currentRequest()
   const guard = scope && guards.get(scope)

@@ -4,7 +4,7 @@ import type { Knex } from 'knex'
 import type { ErrorCode } from '../../errors'
 import type { PatternSpec } from '../../query/operators'
 import type { DatePart } from '../../query/query'
-import type { Collection } from '../../schema/collection'
+import type { Collection, Field } from '../../schema/collection'
 import type { FieldType, TemporalStorage } from '../../types'
 
 /** The supported databases, in the order specs and benchmarks run them. */
@@ -314,6 +314,40 @@ export interface Dialect {
    * (text protocol) and its `execute` would bind LIMIT values in a way MariaDB rejects, so nothing is reused.
    */
   readonly statementReuse: StatementReuse | null
+  /**
+   * CSV exports the database writes itself (see CsvCopy): PostgreSQL's COPY. null on SQLite and MySQL, whose
+   * clients have no such path: the router writes every CSV cell.
+   */
+  readonly csvCopy: CsvCopy | null
+}
+
+/** A column a CSV export reads: the field, its SQL (see storage.ts's `columnValue`), and its type as the driver reports it. */
+export interface CopiedColumn {
+  readonly field: Field
+  readonly value: SqlFragment
+  readonly typeId: number
+}
+
+/**
+ * An export's CSV written by the database, byte for byte what the router's own writer makes of the same items,
+ * so that the rows never become objects in the process (PostgreSQL: COPY ... TO STDOUT).
+ */
+export interface CsvCopy {
+  /**
+   * The driver's type of each column `select` reads, or null when the session formats values in a way the cells
+   * do not expect (a DateStyle other than ISO).
+   */
+  columnTypes(db: Knex, select: Knex.QueryBuilder): Promise<number[] | null>
+  /** The SQL of each column's CSV cell, or null when some cell's text would differ from the router's. */
+  cells(columns: readonly CopiedColumn[]): SqlFragment[] | null
+  /**
+   * Runs `select` in `trx` and resolves to its rows as CSV: cells as `cells` made them, lines ending in CRLF.
+   * `known`: what this export has learnt of its statements so far (their parameters' types), kept by the caller
+   * for the export's next chunks.
+   */
+  copy(trx: Knex.Transaction, select: Knex.QueryBuilder, known: Map<string, readonly string[]>): Promise<Buffer>
+  /** Whether `copy` failed on a value only the router spells as it should: that chunk is then read as items. */
+  needsWriter(error: unknown): boolean
 }
 
 /** A statement as knex hands it to the driver: the compiled SQL, its values and knex's options for the driver. */

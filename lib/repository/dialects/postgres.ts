@@ -3,6 +3,7 @@ import type { DatePart } from '../../query/query'
 import type { FieldType } from '../../types'
 import { createHash } from 'node:crypto'
 import { postgresArrays } from './postgres-arrays'
+import { postgresCsvCopy } from './postgres-copy'
 import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } from './dialect'
 import { isNetworkError } from './network-faults'
 import { lockNumber, lockRowsForUpdate } from './row-locks'
@@ -164,6 +165,7 @@ export const postgres: Dialect = {
     ]),
   isCancelled: (error) => error.code === '57014',
   statementReuse: namedStatements,
+  csvCopy: postgresCsvCopy,
   // A boolean read through a text cast is PostgreSQL's own text form.
   readValue: (raw, type) => numberText(dateText(raw, type), type),
 }

@@ -189,6 +189,7 @@ export const sqlite: Dialect = {
   cancelStatements: cancelReaderStatements,
   isCancelled: () => false,
   statementReuse: keptStatements,
+  csvCopy: null,
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }
