@@ -53,6 +53,13 @@ function csv(columns: readonly string[]): ExportWriter {
   }
 }
 
+/** CSV lines of rows given as arrays of their cells in column order: a CSV export of plain fields. */
+export function csvLines(rows: readonly (readonly unknown[])[]): string {
+  let text = ''
+  for (const row of rows) text += csvLine(row.length, (index) => row[index])
+  return text
+}
+
 const json: ExportWriter = {
   contentType: 'application/json; charset=utf-8',
   extension: 'json',

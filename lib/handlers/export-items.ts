@@ -4,7 +4,7 @@ import type { Response } from 'express'
 import { InvalidQueryError } from '../errors'
 import type { ExportFormat, Query } from '../query/query'
 import type { Item, Logger } from '../types'
-import { exportWriter, type ExportWriter } from './export-formats'
+import { csvLines, exportWriter, type ExportWriter } from './export-formats'
 import type { ItemsScope } from './items-scope'
 
 /** Writes `piece`, then waits while the socket's buffer is full (backpressure) or until the client leaves. */
@@ -53,21 +53,28 @@ async function* writtenPieces(
 }
 
 /**
- * The download, its first piece read before anything is sent: CSV lines the database writes itself where it
- * can (ItemsRepository.copyCsv), else the writer's text of the items.
+ * The lines of a CSV export of plain fields: as the database writes them (ItemsRepository.copyCsv), else from
+ * the rows as arrays (streamArrays), so that no row becomes an item. null where neither applies.
+ */
+async function plainCsvLines(scope: ItemsScope, query: Query): Promise<AsyncGenerator<string | Buffer, void, undefined> | null> {
+  const pieces = (await scope.repository.copyCsv(scope.collection, query)) ?? scope.repository.streamArrays(scope.collection, query)
+  if (pieces === null) return null
+  return (async function* () {
+    for await (const piece of pieces) yield Buffer.isBuffer(piece) ? piece : csvLines(piece)
+  })()
+}
+
+/**
+ * The download, its first piece read before anything is sent: for CSV of plain fields, the header and the
+ * lines (plainCsvLines); else the writer's text of the items.
  */
 async function download(scope: ItemsScope, query: Query, format: ExportFormat): Promise<Download> {
-  const copied = format === 'csv' ? await scope.repository.copyCsv(scope.collection, query) : null
-  if (copied !== null) {
+  const lines = format === 'csv' ? await plainCsvLines(scope, query) : null
+  if (lines !== null) {
     const writer = exportWriter(format, columnsOf(query, []))
-    // A chunk comes as the database's lines, or as items where only the router spells a value right.
-    const lines = async function* (): AsyncGenerator<string | Buffer, void, undefined> {
-      for await (const piece of copied) yield Buffer.isBuffer(piece) ? piece : writer.items(piece, false)
-    }
-    const rest = lines()
-    const first = await rest.next()
+    const first = await lines.next()
     // CSV has no text after its last line, so the lines are the whole rest.
-    return { writer, first: first.done ? [writer.start()] : [writer.start(), first.value], rest }
+    return { writer, first: first.done ? [writer.start()] : [writer.start(), first.value], rest: lines }
   }
   const chunks = chunksOf(scope, query)
   const first = await chunks.next()

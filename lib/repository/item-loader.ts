@@ -12,7 +12,7 @@ import { CountJoins } from './count-joins'
 import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
-import { compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
+import { arrayKeys, compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
 import { Shape } from '../query/query-shape'
 import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
 
@@ -169,8 +169,16 @@ export class ItemLoader {
     private readonly maxLoadedRows: number = Number.POSITIVE_INFINITY,
   ) {
     // The host's postProcessResponse would be handed raw driver results where it expects rows.
-    const postProcesses = (knex.client as { config?: { postProcessResponse?: unknown } }).config?.postProcessResponse !== undefined
-    this.plans = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !postProcesses)
+    this.postProcesses = (knex.client as { config?: { postProcessResponse?: unknown } }).config?.postProcessResponse !== undefined
+    this.plans = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !this.postProcesses)
+  }
+
+  /** Whether the host post-processes knex's responses, which then must hold rows as knex would give them. */
+  private readonly postProcesses: boolean
+
+  /** Whether `loadArrays` may read: not where the host post-processes responses, expecting rows as objects. */
+  get readsArrays(): boolean {
+    return !this.postProcesses
   }
 
   /** The read statements compiled so far, by shape (see statement-plans.ts). */
@@ -234,9 +242,49 @@ export class ItemLoader {
    */
   csvStatement(db: Db, collection: Collection, selection: Selection, cells: readonly SqlFragment[]): Knex.QueryBuilder {
     const joins = this.countJoins(collection)
-    const qb = db(collection.table).select(cells.map((cell) => this.knex.raw(cell.sql, [...cell.bindings])))
+    const columns = cells.map((cell) => this.knex.raw(cell.sql, [...cell.bindings]))
+    return this.chunkStatement(db, collection, selection, columns, this.sortTerms(collection, selection, joins), joins)
+  }
+
+  /**
+   * A chunk of plain fields as arrays, in the driver's array mode where it has one (Dialect.arrayRows): each row
+   * the fields' canonical values in order, so that no row becomes an item; with the sort keys of the last row.
+   * Only where `readsArrays`.
+   */
+  async loadArrays(
+    db: Db,
+    collection: Collection,
+    fields: readonly Field[],
+    selection: Selection,
+  ): Promise<{ items: unknown[][]; last: unknown[] | null }> {
+    const joins = this.countJoins(collection)
+    const terms = this.sortTerms(collection, selection, joins)
+    const columns = [...fields.map((field) => selectColumn(this.knex, field, this.dialect)), ...keyColumns(this.knex, terms, this.dialect)]
+    const qb = this.chunkStatement(db, collection, selection, columns, terms, joins)
+    const rows = ((await qb.options(this.dialect.arrayRows)) as (unknown[] | Row)[]).map((row) =>
+      Array.isArray(row) ? row : Object.values(row),
+    )
+    const lastRow = rows[rows.length - 1]
+    const last = lastRow === undefined ? null : arrayKeys(lastRow, fields.length, terms, this.dialect)
+    for (const values of rows) {
+      for (let index = 0; index < fields.length; index++) values[index] = fromStorage(fields[index]!, values[index], this.dialect)
+      values.length = fields.length
+    }
+    return { items: rows, last }
+  }
+
+  /** A chunk's statement: `columns`, then the selection's filter, search, keyset, order, LIMIT and OFFSET. */
+  private chunkStatement(
+    db: Db,
+    collection: Collection,
+    selection: Selection,
+    columns: readonly (string | Knex.Raw)[],
+    terms: readonly SortTerm[],
+    joins: CountJoins,
+  ): Knex.QueryBuilder {
+    const qb = db(collection.table).select([...columns])
     this.where(qb, collection, selection, joins)
-    if (selection.after) compileAfter(qb, this.sortTerms(collection, selection, joins), selection.after, this.dialect)
+    if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
     const order = this.orderTerms(collection, selection, joins)
     joins.applyTo(qb)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)

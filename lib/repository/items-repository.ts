@@ -87,6 +87,13 @@ const onRowOnly = (node: FilterNode): boolean =>
 export type ScopeOf = (collection: Collection) => FilterNode | null
 const everyRow: ScopeOf = () => null
 
+/** The fields of a list that reads plain columns only (no aggregate, relation or function); null otherwise. */
+function plainFields(query: Query): Field[] | null {
+  if (query.aggregate) return null
+  const fields = query.fields.flatMap((node) => (node.kind === 'field' ? [node.field] : []))
+  return fields.length === query.fields.length ? fields : null
+}
+
 export class ItemsRepository {
   private readonly loader: ItemLoader
 
@@ -154,17 +161,35 @@ export class ItemsRepository {
   }
 
   /**
+   * The items of a list of plain fields (no relation or function) as arrays of their values in the order of
+   * `query.fields`, in chunks as `streamItems` reads them, where the loader reads arrays (ItemLoader.readsArrays):
+   * a CSV export needs no item objects. null otherwise.
+   */
+  streamArrays(collection: Collection, query: Query): AsyncGenerator<unknown[][], void, undefined> | null {
+    const fields = plainFields(query)
+    if (fields === null || !this.loader.readsArrays) return null
+    const load: ChunkLoader<unknown[]> = (after, limit) =>
+      this.loader.loadArrays(this.reads(), collection, fields, {
+        ...query,
+        after: after ?? query.after ?? null,
+        offset: after === null ? query.offset : 0,
+        limit,
+      })
+    return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+  }
+
+  /**
    * The CSV lines of an export as the database writes them (Dialect.csvCopy), in chunks of `COPY_CHUNK_ROWS`
    * rows, each read as `streamItems` reads its own; a chunk holding a value only the router spells right comes
-   * as its items instead, for the router's writer. null where the database cannot write the lines as the router
+   * as arrays instead (see `streamArrays`), for the router's writer. null where the database cannot write the lines as the router
    * would: another dialect, an aggregate, a relation or function among the fields, a column type or session
    * setting the cells do not know.
    */
-  async copyCsv(collection: Collection, query: Query): Promise<AsyncGenerator<Buffer | Item[], void, undefined> | null> {
+  async copyCsv(collection: Collection, query: Query): Promise<AsyncGenerator<Buffer | unknown[][], void, undefined> | null> {
     const copy = this.dialect.csvCopy
-    if (copy === null || query.aggregate) return null
-    const fields = query.fields.flatMap((node) => (node.kind === 'field' ? [node.field] : []))
-    if (fields.length < query.fields.length) return null
+    const fields = plainFields(query)
+    // A host that post-processes knex's responses would get raw results where it expects rows (see readsArrays).
+    if (copy === null || fields === null || !this.loader.readsArrays) return null
     const db = this.reads()
     const values = fields.map((field) => columnValue(field, `${collection.table}.${field.column}`, this.dialect))
     const types = await copy.columnTypes(
@@ -174,7 +199,7 @@ export class ItemsRepository {
     const cells = types && copy.cells(fields.map((field, index) => ({ field, value: values[index]!, typeId: types[index]! })))
     if (!cells) return null
     const known = new Map<string, readonly string[]>()
-    const load: PieceLoader<Buffer | Item[]> = async (after, limit) => {
+    const load: PieceLoader<Buffer | unknown[][]> = async (after, limit) => {
       const selection = { ...query, after: after ?? query.after ?? null, offset: after === null ? query.offset : 0, limit }
       try {
         // One snapshot for both statements: the chunk ends at the row its boundary names, whatever commits meanwhile.
@@ -188,7 +213,7 @@ export class ItemsRepository {
         )
       } catch (error) {
         if (!copy.needsWriter(error)) throw error
-        const { items, last } = await this.loader.loadKeyed(db, collection, query.fields, selection)
+        const { items, last } = await this.loader.loadArrays(db, collection, fields, selection)
         return { piece: items, boundary: items.length < limit ? null : last }
       }
     }

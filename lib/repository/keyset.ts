@@ -30,10 +30,19 @@ export function keyColumns(knex: Knex, terms: readonly SortTerm[], dialect: Dial
 
 /** A row's sort keys as API values (what a cursor carries). */
 export function rowKeys(row: Row, terms: readonly SortTerm[], dialect: Dialect): unknown[] {
+  return keysRead((index) => row[keyColumn(index)], terms, dialect)
+}
+
+/** The sort keys of a row read as an array (see keyColumns), which holds them from `start` on. */
+export function arrayKeys(row: readonly unknown[], start: number, terms: readonly SortTerm[], dialect: Dialect): unknown[] {
+  return keysRead((index) => row[start + index], terms, dialect)
+}
+
+function keysRead(raw: (index: number) => unknown, terms: readonly SortTerm[], dialect: Dialect): unknown[] {
   return terms.map(({ node }, index) => {
-    const raw = row[keyColumn(index)]
-    if (raw === null || raw === undefined) return null
-    return node.operand ? Number(raw) : fromStorage(node.field, raw, dialect)
+    const value = raw(index)
+    if (value === null || value === undefined) return null
+    return node.operand ? Number(value) : fromStorage(node.field, value, dialect)
   })
 }
 

@@ -6,14 +6,14 @@ import type { Item } from '../types'
 import { RowBudgetError } from './item-loader'
 
 /** Loads the items after `after` (null: the first chunk), at most `limit`, with the sort keys of its last item. */
-export type ChunkLoader = (after: readonly unknown[] | null, limit: number) => Promise<{ items: Item[]; last: unknown[] | null }>
+export type ChunkLoader<T = Item> = (after: readonly unknown[] | null, limit: number) => Promise<{ items: T[]; last: unknown[] | null }>
 
 /** A chunk's items with their relations passed `maxLoadedRows`: the same chunk again, half as long. */
-async function loadWithin(
-  load: ChunkLoader,
+async function loadWithin<T>(
+  load: ChunkLoader<T>,
   after: readonly unknown[] | null,
   limit: number,
-): Promise<{ items: Item[]; last: unknown[] | null; limit: number }> {
+): Promise<{ items: T[]; last: unknown[] | null; limit: number }> {
   for (;;) {
     try {
       return { ...(await load(after, limit)), limit }
@@ -30,11 +30,15 @@ async function loadWithin(
  * relations pass `maxLoadedRows` is read again in halves, and later chunks keep the smaller size. Stopping the
  * iteration (a `break`, `return()`) stops the reading: no statement runs after it.
  */
-export async function* streamRows(load: ChunkLoader, total: number | null, chunkRows: number): AsyncGenerator<Item[], void, undefined> {
+export async function* streamRows<T>(load: ChunkLoader<T>, total: number | null, chunkRows: number): AsyncGenerator<T[], void, undefined> {
   let remaining = total ?? Number.POSITIVE_INFINITY
   let after: readonly unknown[] | null = null
   while (remaining > 0) {
-    const { items, last, limit } = await loadWithin(load, after, Math.min(chunkRows, remaining))
+    const { items, last, limit }: { items: T[]; last: unknown[] | null; limit: number } = await loadWithin(
+      load,
+      after,
+      Math.min(chunkRows, remaining),
+    )
     chunkRows = Math.min(chunkRows, limit)
     if (items.length > 0) yield items
     remaining -= items.length

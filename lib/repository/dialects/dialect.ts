@@ -319,6 +319,12 @@ export interface Dialect {
    * clients have no such path: the router writes every CSV cell.
    */
   readonly csvCopy: CsvCopy | null
+  /**
+   * The knex query options that have the driver answer rows as arrays, for exports that need no item objects:
+   * pg's `rowMode: 'array'`, mysql2's `rowsAsArray`, and on SQLite an option of the router's kept statements,
+   * which better-sqlite3 runs in raw mode. A driver that ignores them answers objects, read in column order.
+   */
+  readonly arrayRows: Readonly<Record<string, unknown>>
 }
 
 /** A column a CSV export reads: the field, its SQL (see storage.ts's `columnValue`), and its type as the driver reports it. */

@@ -296,6 +296,7 @@ export const mysql: Dialect = {
   // 1317 ER_QUERY_INTERRUPTED (KILL QUERY), 1969 ER_STATEMENT_TIMEOUT (MariaDB), 3024 ER_QUERY_TIMEOUT (MySQL 8).
   statementReuse: null,
   csvCopy: null,
+  arrayRows: { rowsAsArray: true },
   isCancelled: (error) => ['ER_QUERY_INTERRUPTED', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'].includes(String(error.code)),
   readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
 }

@@ -166,6 +166,7 @@ export const postgres: Dialect = {
   isCancelled: (error) => error.code === '57014',
   statementReuse: namedStatements,
   csvCopy: postgresCsvCopy,
+  arrayRows: { rowMode: 'array' },
   // A boolean read through a text cast is PostgreSQL's own text form.
   readValue: (raw, type) => numberText(dateText(raw, type), type),
 }

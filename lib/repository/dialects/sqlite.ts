@@ -91,12 +91,17 @@ interface Database {
 interface Statement {
   readonly reader: boolean
   all(bindings: readonly unknown[]): unknown[]
+  /** Rows as arrays (true) or objects (false), for the calls that follow. */
+  raw(arrays: boolean): Statement
   run(bindings: readonly unknown[]): { lastInsertRowid: number | bigint; changes: number }
 }
 
 /** A binding as knex's better-sqlite3 client passes it: a Date as its milliseconds, a boolean as 0 or 1. */
 const driverValue = (value: unknown): unknown =>
   value instanceof Date ? value.valueOf() : typeof value === 'boolean' ? Number(value) : value
+
+/** The knex option that asks a kept statement for its rows as arrays (Dialect.arrayRows); knex's own run ignores it. */
+const ARRAYS = 'itemsRouterArrays'
 
 /**
  * Runs each statement through a `Statement` the connection keeps, as knex's client would run a fresh one. Safe to
@@ -109,7 +114,8 @@ const keptStatements: StatementReuse = {
   unmarked: false,
   evicts: true,
   run: async (query, connection, kept, knexRun) => {
-    if (query.options && Object.keys(query.options).length > 0) return knexRun(query)
+    const { [ARRAYS]: arrays, ...options } = query.options ?? {}
+    if (Object.keys(options).length > 0) return knexRun(query)
     let statement = kept.get(query.sql) as Statement | undefined
     if (statement === undefined) {
       statement = (connection as Database).prepare(query.sql)
@@ -117,7 +123,16 @@ const keptStatements: StatementReuse = {
     }
     const bindings = (query.bindings ?? []).map(driverValue)
     if (statement.reader) {
-      query.response = statement.all(bindings)
+      // Array mode is set and unset around a call that finishes before it returns: the next user finds it off.
+      if (arrays !== true) query.response = statement.all(bindings)
+      else {
+        statement.raw(true)
+        try {
+          query.response = statement.all(bindings)
+        } finally {
+          statement.raw(false)
+        }
+      }
       return query
     }
     const response = statement.run(bindings)
@@ -190,6 +205,7 @@ export const sqlite: Dialect = {
   isCancelled: () => false,
   statementReuse: keptStatements,
   csvCopy: null,
+  arrayRows: { [ARRAYS]: true },
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
   readValue: (raw, type) => numberText(bufferText(raw), type),
 }
