@@ -87,28 +87,29 @@ async function measure(name: DialectName): Promise<Figures | string> {
   if (unreachable) return unreachable
   const knex = await openTable(name)
   await knex.destroy()
-  const server = await serve(name)
-  try {
-    // Warm the connection pool and the statement caches with a small export first.
-    await timeRouter(`${server.base}/api/items/${TABLE}?export=csv&limit=1000`)
-    const rssBeforeMiB = (await server.usage()).rssMiB
-    // Router and CLI in turn, RUNS times each; the run of median total time stands for each side.
-    const routerRuns: (Timing & { cpuMs: number })[] = []
-    const cliRuns: Timing[] = []
-    for (let run = 0; run < RUNS; run++) {
+  // Router and CLI in turn, RUNS times each, the router in a fresh server child each time (its peak RSS is
+  // that export's alone); the run of median total time stands for each side.
+  const routerRuns: (Timing & { cpuMs: number; rssBeforeMiB: number; maxRssMiB: number })[] = []
+  const cliRuns: Timing[] = []
+  for (let run = 0; run < RUNS; run++) {
+    const server = await serve(name)
+    try {
+      // Warm the connection pool and the statement caches with a small export first.
+      await timeRouter(`${server.base}/api/items/${TABLE}?export=csv&limit=1000`)
       const before = await server.usage()
       const timing = await timeRouter(`${server.base}/api/items/${TABLE}?export=csv&limit=-1`)
       const after = await server.usage()
-      routerRuns.push({ ...timing, cpuMs: (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000 })
-      cliRuns.push(await timeCli(name))
+      const cpuMs = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1000
+      routerRuns.push({ ...timing, cpuMs, rssBeforeMiB: before.rssMiB, maxRssMiB: after.maxRssMiB })
+    } finally {
+      server.close()
     }
-    const router = median(routerRuns)
-    const figures = { router, cli: median(cliRuns), rssBeforeMiB, maxRssMiB: (await server.usage()).maxRssMiB, cpuMs: router.cpuMs }
-    console.log(name, JSON.stringify(figures))
-    return figures
-  } finally {
-    server.close()
+    cliRuns.push(await timeCli(name))
   }
+  const router = median(routerRuns)
+  const figures = { router, cli: median(cliRuns), rssBeforeMiB: router.rssBeforeMiB, maxRssMiB: router.maxRssMiB, cpuMs: router.cpuMs }
+  console.log(name, JSON.stringify(figures))
+  return figures
 }
 
 const loadAverage = (): string =>
@@ -126,9 +127,9 @@ async function main(): Promise<void> {
       `${os.cpus().length} cores (shared with other work), Node ${process.version}.`,
     `${ROWS} rows of 6 columns (id, name, category, amount with every seventh NULL, score, created_at), sorted by id.`,
     'Router: `GET /items/bench_rows?export=csv&limit=-1` served by the built library in a child process of its own;',
-    `the client (fetch) reads and discards the body. Router and CLI export in turn, ${RUNS} times each; each column`,
-    'shows the run of median total time. "peak RSS" is that child\'s `resourceUsage().maxRSS` after the',
-    'exports (its RSS before them beside); "CPU" the child\'s user+system time for the export. CLI: the same rows',
+    `the client (fetch) reads and discards the body. Router (a new child each time) and CLI export in turn, ${RUNS}`,
+    'times each; each side shows its run of median total time. "peak RSS" is that child\'s `resourceUsage().maxRSS`',
+    'after the export (its RSS before it beside); "CPU" the child\'s user+system time for the export. CLI: the same rows',
     "written to a pipe by the database's client (`sqlite3 -csv -header`, `psql \\copy (...) to stdout csv header`,",
     '`mysql --batch`, which writes tab-separated text), timed the same way, its CPU time from `/usr/bin/time`. The',
     'machine is shared with other work (load average LOAD), so wall-clock times and',
