@@ -12,7 +12,7 @@ import { CountJoins } from './count-joins'
 import type { Dialect, SqlFragment } from './dialects'
 import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
-import { arrayKeys, compileAfter, keyColumns, rowKeys, type SortTerm } from './keyset'
+import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from './keyset'
 import { Shape } from '../query/query-shape'
 import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
 
@@ -261,8 +261,11 @@ export class ItemLoader {
     const terms = this.sortTerms(collection, selection, joins)
     const columns = [...fields.map((field) => selectColumn(this.knex, field, this.dialect)), ...keyColumns(this.knex, terms, this.dialect)]
     const qb = this.chunkStatement(db, collection, selection, columns, terms, joins)
+    // A driver that ignored the option answered objects: their columns by name (Object.values would put a
+    // field named like a number first).
+    const names = [...fields.map((field) => field.name), ...terms.map((_, index) => keyColumn(index))]
     const rows = ((await qb.options(this.dialect.arrayRows)) as (unknown[] | Row)[]).map((row) =>
-      Array.isArray(row) ? row : Object.values(row),
+      Array.isArray(row) ? row : names.map((name) => row[name]),
     )
     const lastRow = rows[rows.length - 1]
     const last = lastRow === undefined ? null : arrayKeys(lastRow, fields.length, terms, this.dialect)

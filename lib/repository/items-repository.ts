@@ -87,6 +87,14 @@ const onRowOnly = (node: FilterNode): boolean =>
 export type ScopeOf = (collection: Collection) => FilterNode | null
 const everyRow: ScopeOf = () => null
 
+/** The selection of an export's chunk of at most `limit` items after `after` (null: the export's first chunk). */
+const chunkOf = (query: Query, after: readonly unknown[] | null, limit: number): Selection => ({
+  ...query,
+  after: after ?? query.after ?? null,
+  offset: after === null ? query.offset : 0,
+  limit,
+})
+
 /** The fields of a list that reads plain columns only (no aggregate, relation or function); null otherwise. */
 function plainFields(query: Query): Field[] | null {
   if (query.aggregate) return null
@@ -150,13 +158,7 @@ export class ItemsRepository {
    * row-stream.ts). The rows are read as each chunk runs, not from one snapshot.
    */
   streamItems(collection: Collection, query: Query): AsyncGenerator<Item[], void, undefined> {
-    const load: ChunkLoader = (after, limit) =>
-      this.loader.loadKeyed(this.reads(), collection, query.fields, {
-        ...query,
-        after: after ?? query.after ?? null,
-        offset: after === null ? query.offset : 0,
-        limit,
-      })
+    const load: ChunkLoader = (after, limit) => this.loader.loadKeyed(this.reads(), collection, query.fields, chunkOf(query, after, limit))
     return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
   }
 
@@ -169,26 +171,21 @@ export class ItemsRepository {
     const fields = plainFields(query)
     if (fields === null || !this.loader.readsArrays) return null
     const load: ChunkLoader<unknown[]> = (after, limit) =>
-      this.loader.loadArrays(this.reads(), collection, fields, {
-        ...query,
-        after: after ?? query.after ?? null,
-        offset: after === null ? query.offset : 0,
-        limit,
-      })
+      this.loader.loadArrays(this.reads(), collection, fields, chunkOf(query, after, limit))
     return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
   }
 
   /**
    * The CSV lines of an export as the database writes them (Dialect.csvCopy), in chunks of `COPY_CHUNK_ROWS`
    * rows, each read as `streamItems` reads its own; a chunk holding a value only the router spells right comes
-   * as arrays instead (see `streamArrays`), for the router's writer. null where the database cannot write the lines as the router
-   * would: another dialect, an aggregate, a relation or function among the fields, a column type or session
-   * setting the cells do not know.
+   * as arrays instead (see `streamArrays`), for the router's writer. null where the database cannot write the
+   * lines as the router would: another dialect, an aggregate, a relation or function among the fields, a column
+   * type or session setting the cells do not know, a host that post-processes knex's responses.
    */
   async copyCsv(collection: Collection, query: Query): Promise<AsyncGenerator<Buffer | unknown[][], void, undefined> | null> {
     const copy = this.dialect.csvCopy
     const fields = plainFields(query)
-    // A host that post-processes knex's responses would get raw results where it expects rows (see readsArrays).
+    // A host that post-processes knex's responses would get the raw results of the probes where it expects rows.
     if (copy === null || fields === null || !this.loader.readsArrays) return null
     const db = this.reads()
     const values = fields.map((field) => columnValue(field, `${collection.table}.${field.column}`, this.dialect))
@@ -200,7 +197,7 @@ export class ItemsRepository {
     if (!cells) return null
     const known = new Map<string, readonly string[]>()
     const load: PieceLoader<Buffer | unknown[][]> = async (after, limit) => {
-      const selection = { ...query, after: after ?? query.after ?? null, offset: after === null ? query.offset : 0, limit }
+      const selection = chunkOf(query, after, limit)
       try {
         // One snapshot for both statements: the chunk ends at the row its boundary names, whatever commits meanwhile.
         return await db.transaction(

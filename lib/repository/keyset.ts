@@ -15,7 +15,8 @@ export interface SortTerm {
 
 type Row = Record<string, unknown>
 
-const keyColumn = (index: number): string => `__items_key_${index}`
+/** The name the select list gives a sort key (see keyColumns). */
+export const keyColumn = (index: number): string => `__items_key_${index}`
 
 const isText = (node: SortNode): boolean => !node.operand && node.field.spec.text
 

@@ -8,12 +8,15 @@ import { RowBudgetError } from './item-loader'
 /** Loads the items after `after` (null: the first chunk), at most `limit`, with the sort keys of its last item. */
 export type ChunkLoader<T = Item> = (after: readonly unknown[] | null, limit: number) => Promise<{ items: T[]; last: unknown[] | null }>
 
+/** A chunk as loaded, with the limit it was loaded under. */
+interface Loaded<T> {
+  readonly items: T[]
+  readonly last: unknown[] | null
+  readonly limit: number
+}
+
 /** A chunk's items with their relations passed `maxLoadedRows`: the same chunk again, half as long. */
-async function loadWithin<T>(
-  load: ChunkLoader<T>,
-  after: readonly unknown[] | null,
-  limit: number,
-): Promise<{ items: T[]; last: unknown[] | null; limit: number }> {
+async function loadWithin<T>(load: ChunkLoader<T>, after: readonly unknown[] | null, limit: number): Promise<Loaded<T>> {
   for (;;) {
     try {
       return { ...(await load(after, limit)), limit }
@@ -34,11 +37,7 @@ export async function* streamRows<T>(load: ChunkLoader<T>, total: number | null,
   let remaining = total ?? Number.POSITIVE_INFINITY
   let after: readonly unknown[] | null = null
   while (remaining > 0) {
-    const { items, last, limit }: { items: T[]; last: unknown[] | null; limit: number } = await loadWithin(
-      load,
-      after,
-      Math.min(chunkRows, remaining),
-    )
+    const { items, last, limit }: Loaded<T> = await loadWithin(load, after, Math.min(chunkRows, remaining))
     chunkRows = Math.min(chunkRows, limit)
     if (items.length > 0) yield items
     remaining -= items.length
