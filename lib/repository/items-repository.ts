@@ -193,7 +193,7 @@ export class ItemsRepository {
       db,
       db(collection.table).select(values.map(({ sql, bindings }) => this.knex.raw(sql, [...bindings]))),
     )
-    const cells = types && copy.cells(fields.map((field, index) => ({ field, value: values[index]!, typeId: types[index]! })))
+    const cells = types && copy.cells(fields.map((field, index) => ({ field, value: values[index]!, type: types[index]! })))
     if (!cells) return null
     const known = new Map<string, readonly string[]>()
     const load: PieceLoader<Buffer | unknown[][]> = async (after, limit) => {

@@ -23,6 +23,7 @@ const kinds: CollectionDefinition = {
     count: { type: 'integer' },
     big: { type: 'bigInteger' },
     ratio: { type: 'float' },
+    price: { type: 'decimal', precision: 14, scale: 2 },
     active: { type: 'boolean' },
     day: { type: 'date' },
     starts_at: { type: 'dateTime' },
@@ -44,6 +45,11 @@ const row = fc.record({
   // Every magnitude: both sides of where PostgreSQL and JavaScript switch to an exponent, -0 and subnormals.
   ratio: fc.option(
     fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e-4, 1e-7, 1.5e-7, 1e15, 1e21, 123e20)),
+  ),
+  price: fc.option(
+    fc
+      .tuple(fc.bigInt({ min: -(10n ** 12n) + 1n, max: 10n ** 12n - 1n }), fc.integer({ min: 0, max: 99 }))
+      .map(([whole, cents]) => `${whole}.${String(cents).padStart(2, '0')}`),
   ),
   active: fc.option(fc.boolean()),
   day: fc.option(fc.tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))),
@@ -139,7 +145,7 @@ forEachDialect((ctx) => {
     const QUERIES = [
       'limit=-1',
       'limit=-1&sort=-ratio,label&fields=id,ratio,label,starts_at',
-      'filter[count][_gte]=0&filter[mood][_neq]=calm&filter[label][_ncontains]=%22,&sort=day,-big&limit=9&offset=2&fields=big,day,body,mood',
+      'filter[count][_gte]=0&filter[mood][_neq]=calm&filter[label][_ncontains]=%22,&sort=-price,day&limit=9&offset=2&fields=big,day,body,mood,price',
       'search=a&sort=alarm&limit=-1&fields=alarm,active,ref,count',
     ]
 
@@ -205,6 +211,16 @@ forEachDialect((ctx) => {
       expect(csv.text).toContain(',1.23e+22\r\n')
       // Four COPY statements: the first two chunks, the third (which failed, then was read as arrays), the last.
       expect({ copies: copies.length, arrayReads }).toEqual({ copies: 4, arrayReads: 1 })
+    })
+
+    it('leaves a chunk to the router where a decimal is NaN, which the router spells its own way', async () => {
+      await ctx.knex('xc_kinds').del()
+      await ctx.knex.raw(`insert into xc_kinds (id, price) values (1, '1.50'), (2, '-0.50'), (3, 'NaN'), (4, '0'), (5, '2')`)
+      const csv = await request(app).get('/api/items/kinds?limit=-1&fields=id,price&export=csv').buffer(true)
+      expect(csv.text).toBe(await writerCsv(app, 'limit=-1&fields=id,price'))
+      expect(csv.text).toMatch(/^id,price\r\n1,1\.50\r\n2,-0\.50\r\n3,[^\r]*\r\n4,0\.00\r\n5,2\.00\r\n$/)
+      // The first chunk (rows 1-4) failed on the NaN and was read as arrays; the second (row 5) was copied.
+      expect({ copies: copies.length, arrayReads }).toEqual({ copies: 2, arrayReads: 1 })
     })
 
     it('leaves to the router the columns whose text the database would spell otherwise', async () => {

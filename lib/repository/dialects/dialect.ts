@@ -327,11 +327,17 @@ export interface Dialect {
   readonly arrayRows: Readonly<Record<string, unknown>>
 }
 
-/** A column a CSV export reads: the field, its SQL (see storage.ts's `columnValue`), and its type as the driver reports it. */
+/** A column's type as the driver reports it: the type's id, and its modifier (a numeric's precision and scale). */
+export interface ColumnType {
+  readonly id: number
+  readonly modifier: number
+}
+
+/** A column a CSV export reads: the field, its SQL (see storage.ts's `columnValue`), and its type. */
 export interface CopiedColumn {
   readonly field: Field
   readonly value: SqlFragment
-  readonly typeId: number
+  readonly type: ColumnType
 }
 
 /**
@@ -343,7 +349,7 @@ export interface CsvCopy {
    * The driver's type of each column `select` reads, or null when the session formats values in a way the cells
    * do not expect (a DateStyle other than ISO).
    */
-  columnTypes(db: Knex, select: Knex.QueryBuilder): Promise<number[] | null>
+  columnTypes(db: Knex, select: Knex.QueryBuilder): Promise<ColumnType[] | null>
   /** The SQL of each column's CSV cell, or null when some cell's text would differ from the router's. */
   cells(columns: readonly CopiedColumn[]): SqlFragment[] | null
   /**

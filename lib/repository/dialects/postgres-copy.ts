@@ -19,7 +19,11 @@ const TYPE = {
   time: 1083,
   timestamp: 1114,
   uuid: 2950,
+  numeric: 1700,
 } as const
+
+/** The scale of a numeric column from its type modifier; null for a numeric without one. */
+const numericScale = (modifier: number): number | null => (modifier < 4 ? null : (modifier - 4) & 0xffff)
 
 /** `template` with each `%v` replaced by `value`, its bindings repeated as often. */
 function around(template: string, value: SqlFragment): SqlFragment {
@@ -32,6 +36,9 @@ function around(template: string, value: SqlFragment): SqlFragment {
 
 /** What a cell raises for a value only the router can spell (see jsNumber): the chunk is then written by it. */
 const WRITER_NEEDED = 'items_router_copy: the router writes this value'
+
+/** SQL that fails with WRITER_NEEDED, naming `value` so that no plan folds it into a constant error. */
+const writerNeeded = (value: string): string => `CAST(CAST('${WRITER_NEEDED} ' || CAST(${value} AS TEXT) AS INTEGER) AS TEXT)`
 
 /**
  * A float as JavaScript's String() writes it. Below 2^53, PostgreSQL's text has the same (shortest) digits, and
@@ -53,7 +60,7 @@ function jsNumber(value: SqlFragment, fixedBelow: string): SqlFragment {
     "from regexp_match(CAST(%v AS TEXT), '^(-{0,1})([0-9])[.]{0,1}([0-9]*)e([-+][0-9]+)$') as m) as f)"
   return around(
     `case when %v = 0 then '0' when abs(%v) >= 1e-4 and abs(%v) < ${fixedBelow} then CAST(%v AS TEXT) ` +
-      `when abs(%v) >= 9007199254740992 and abs(%v) < 'Infinity' then CAST(CAST('${WRITER_NEEDED} ' || CAST(%v AS TEXT) AS INTEGER) AS TEXT) ` +
+      `when abs(%v) >= 9007199254740992 and abs(%v) < 'Infinity' then ${writerNeeded('%v')} ` +
       `else coalesce(${relaid}, CAST(%v AS TEXT)) end`,
     value,
   )
@@ -63,8 +70,8 @@ function jsNumber(value: SqlFragment, fixedBelow: string): SqlFragment {
  * The cell of one column, or null when its text is not known to match. Text goes through `nullif(..., '')`:
  * COPY quotes an empty string to tell it from NULL, where the router writes both as an empty cell.
  */
-function cell({ field, value, typeId }: CopiedColumn): SqlFragment | null {
-  const is = (...types: number[]): boolean => types.includes(typeId)
+function cell({ field, value, type }: CopiedColumn): SqlFragment | null {
+  const is = (...types: number[]): boolean => types.includes(type.id)
   // An enum's value is read through a text cast (storage.ts's columnValue), whatever its column's type.
   if (field.enum !== undefined) return around("nullif(%v, '')", value)
   switch (field.type) {
@@ -76,6 +83,12 @@ function cell({ field, value, typeId }: CopiedColumn): SqlFragment | null {
       return is(TYPE.int2, TYPE.int4) ? value : null
     case 'bigInteger':
       return is(TYPE.int2, TYPE.int4, TYPE.int8) ? value : null
+    // numeric(p, s) writes exactly s digits after the point, as the router does for a field of that scale. It
+    // may hold NaN (not infinity), which the router spells its own way: that chunk is left to it.
+    case 'decimal':
+      return is(TYPE.numeric) && field.scale !== undefined && numericScale(type.modifier) === field.scale
+        ? around(`case when %v = 'NaN' then ${writerNeeded('%v')} else CAST(%v AS TEXT) end`, value)
+        : null
     case 'float':
       return is(TYPE.float8) ? jsNumber(value, '1e15') : is(TYPE.float4) ? jsNumber(value, '1e6') : null
     case 'boolean':
@@ -180,8 +193,8 @@ export const postgresCsvCopy: CsvCopy = {
     const style = (await db.raw('select current_setting(?) as style', ['DateStyle'])) as { rows: { style: string }[] }
     if (!style.rows[0]?.style.startsWith('ISO')) return null
     const { sql, bindings } = select.clone().limit(0).toSQL()
-    const probe = (await db.raw(sql, bindings)) as { fields: { dataTypeID: number }[] }
-    return probe.fields.map((field) => field.dataTypeID)
+    const probe = (await db.raw(sql, bindings)) as { fields: { dataTypeID: number; dataTypeModifier: number }[] }
+    return probe.fields.map((field) => ({ id: field.dataTypeID, modifier: field.dataTypeModifier }))
   },
 
   cells: (columns) => {
