@@ -358,7 +358,7 @@ export interface CsvCopy {
    * for the export's next chunks.
    */
   copy(trx: Knex.Transaction, select: Knex.QueryBuilder, known: Map<string, readonly string[]>): Promise<Buffer>
-  /** Whether `copy` failed on a value only the router spells as it should: that chunk is then read as items. */
+  /** Whether `copy` failed on a value only the router spells as it should: that chunk is then read as arrays. */
   needsWriter(error: unknown): boolean
 }
 

@@ -114,8 +114,9 @@ const keptStatements: StatementReuse = {
   unmarked: false,
   evicts: true,
   run: async (query, connection, kept, knexRun) => {
-    const { [ARRAYS]: arrays, ...options } = query.options ?? {}
-    if (Object.keys(options).length > 0) return knexRun(query)
+    // Checked without copying the options: this runs for every statement.
+    const arrays = query.options?.[ARRAYS] === true
+    if (query.options && Object.keys(query.options).length > (arrays ? 1 : 0)) return knexRun(query)
     let statement = kept.get(query.sql) as Statement | undefined
     if (statement === undefined) {
       statement = (connection as Database).prepare(query.sql)
@@ -124,7 +125,7 @@ const keptStatements: StatementReuse = {
     const bindings = (query.bindings ?? []).map(driverValue)
     if (statement.reader) {
       // Array mode is set and unset around a call that finishes before it returns: the next user finds it off.
-      if (arrays !== true) query.response = statement.all(bindings)
+      if (!arrays) query.response = statement.all(bindings)
       else {
         statement.raw(true)
         try {
