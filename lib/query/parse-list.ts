@@ -3,13 +3,16 @@ import { InvalidQueryError } from '../errors'
 import { listParts } from './parse-object-param'
 
 export function parseList(raw: unknown, parameter: string): string[] {
-  return listParts(raw, parameter).flatMap((part) => {
+  // Loops rather than flatMap/map/filter: every list request parses `fields` and `sort` twice (counted, then read).
+  const entries: string[] = []
+  for (const part of listParts(raw, parameter)) {
     if (typeof part !== 'string') throw new InvalidQueryError(`"${parameter}" must be a comma-separated list`)
-    return part
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '')
-  })
+    for (const piece of part.split(',')) {
+      const entry = piece.trim()
+      if (entry !== '') entries.push(entry)
+    }
+  }
+  return entries
 }
 
 /** A parameter that must appear at most once, as plain text. */
