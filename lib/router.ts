@@ -1,5 +1,5 @@
 // createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
-import express, { type ErrorRequestHandler } from 'express'
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
@@ -184,23 +184,25 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   // A SQLite reader registers the router's functions and keeps its statements on its own threads.
   const inProcess = instances.filter((knex) => !isSqliteReader(knex))
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
-  // A passed check stays passed, so once every one has, requests go on without waiting for a promise.
+  // After the body parser: the body arrives through socket events, which would run outside the request's scope.
+  const scoped = requestScope(
+    [
+      reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
+      guardStatements(instances, dialect, config.statementTimeout),
+      routing.scopeSetup(),
+    ].filter((setup) => setup !== null),
+  )
+  const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
+  // A passed check stays passed, so once every one has, requests go on without waiting for a promise. One layer
+  // for the check, the body and the scope: Express matches every layer's path against every request.
   let ready = false
-  router.use(['/items', '/versions'], (_req, _res, next) => {
-    if (ready) return next()
+  router.use(['/items', '/versions'], (req, res, next) => {
+    if (ready) return parsed(req, res, next)
     Promise.all(checks.map((check) => check())).then(() => {
       ready = true
-      next()
+      parsed(req, res, next)
     }, next)
   })
-  router.use(['/items', '/versions'], json)
-  // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  const setups = [
-    reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
-    guardStatements(instances, dialect, config.statementTimeout),
-    routing.scopeSetup(),
-  ]
-  router.use(['/items', '/versions'], requestScope(setups.filter((setup) => setup !== null)))
   router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
   // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
   router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))
