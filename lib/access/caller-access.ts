@@ -9,6 +9,7 @@ import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
 import { NO_ROWS } from '../query/filter-node'
 import { Shape } from '../query/query-shape'
+import { isPromiseLike } from '../is-promise-like'
 import { LruMap } from '../lru-map'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
 import { checkDecision, type Action } from './access-config'
@@ -169,16 +170,25 @@ export class CallerAccess {
     return this.limits.variables!
   }
 
-  /** Resolves the read rules of `collection` and of every collection its relations reach. */
-  static async resolve(setup: AccessSetup, collection: Collection, context: ItemsContext, now = new Date()): Promise<CallerAccess> {
+  /**
+   * Resolves the read rules of `collection` and of every collection its relations reach: at once when every
+   * entry decides at once (fixed entries, functions answering plainly), so most requests make no promise here.
+   */
+  static resolve(
+    setup: AccessSetup,
+    collection: Collection,
+    context: ItemsContext,
+    now = new Date(),
+  ): CallerAccess | Promise<CallerAccess> {
     const reachable = setup.reachable.get(collection)!
     const pending = reachable.map((each) => decide(setup, each, 'read', context))
-    // Fixed entries decide at once: awaiting them all would cost a promise per collection on every request.
-    const decisions = pending.some((decision) => decision instanceof Promise)
-      ? await Promise.all(pending.map((decision) => Promise.resolve(decision)))
-      : (pending as readonly AccessDecision[])
-    const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
-    return new CallerAccess(setup, context, readAccess(setup, collection, reachable, decisions, limits, now), limits, now)
+    const access = (decisions: readonly AccessDecision[]): CallerAccess => {
+      const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
+      return new CallerAccess(setup, context, readAccess(setup, collection, reachable, decisions, limits, now), limits, now)
+    }
+    return pending.some((decision) => decision instanceof Promise)
+      ? Promise.all(pending.map((decision) => Promise.resolve(decision))).then(access)
+      : access(pending as readonly AccessDecision[])
   }
 
   /** Whether the caller may read `collection` at all. */
@@ -186,9 +196,15 @@ export class CallerAccess {
     return this.reads.grants.get(collection) != null
   }
 
-  /** The rule of a write; 403 `FORBIDDEN` when the action is denied. */
-  async write(collection: Collection, action: WriteAction): Promise<WriteRule> {
-    const decision = await decide(this.setup, collection, action, this.context)
+  /** The rule of a write, at once when the entry decides at once; 403 `FORBIDDEN` when the action is denied. */
+  write(collection: Collection, action: WriteAction): WriteRule | Promise<WriteRule> {
+    const decision = decide(this.setup, collection, action, this.context)
+    return isPromiseLike(decision)
+      ? decision.then((decided) => this.writeRule(collection, action, decided))
+      : this.writeRule(collection, action, decision)
+  }
+
+  private writeRule(collection: Collection, action: WriteAction, decision: AccessDecision): WriteRule {
     if (decision === false) throw new ForbiddenError()
     const rule: AccessRule = decision === true ? {} : decision
     const { filter, validation } = ruleFilters(rule, collection, action, this.limits, this.now)
@@ -255,7 +271,9 @@ function decide(
 ): AccessDecision | Promise<AccessDecision> {
   const entry = setup.entries.get(collection)![action]
   if (typeof entry !== 'function') return entry
-  return Promise.resolve(entry(context)).then((decision) => checkDecision(decision, collection, `${where(collection, action)}()`))
+  const decision = entry(context)
+  const checked = (answer: unknown): AccessDecision => checkDecision(answer, collection, `${where(collection, action)}()`)
+  return isPromiseLike(decision) ? Promise.resolve(decision).then(checked) : checked(decision)
 }
 
 /** Checks the filters of fixed rules once, at creation, with every variable absent. */

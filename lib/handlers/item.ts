@@ -27,7 +27,8 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   const read = await repository.readOne(collection, key, { ...parsed, fields: withEtagFields(access.view, collection, parsed.fields) })
   if (!read) throw new NotFoundError()
   const { item, etag } = takeEtag(read)
-  const version = await versions.requested(collection, key, parsed.version)
+  // Most reads name no version: no call, and no promise (see is-promise-like.ts).
+  const version = parsed.version === null ? null : await versions.requested(collection, key, parsed.version)
   // The ETag stands for the item itself; a version's preview is another representation and has none.
   if (version === null && notModified(req, res, etag)) return
   sendData(res, version ? await versions.shown(item, parsed.fields, version) : item)

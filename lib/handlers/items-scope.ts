@@ -15,6 +15,7 @@ import { encodeCursor } from '../query/cursor'
 import type { VersionsService } from '../versions/versions-service'
 import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
 import { idempotent, type Answer } from './idempotent'
+import { isPromiseLike } from '../is-promise-like'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
@@ -66,7 +67,10 @@ export type ItemsHandler = Handler<ItemsScope>
 async function itemsScope(services: Services, req: Request): Promise<ItemsScope> {
   const collection = services.schema.collections.get(String(req.params.collection))
   if (!collection) throw routeNotFound(req)
-  const access = await CallerAccess.resolve(services.access, collection, await resolveCaller(services.context, req))
+  // Awaited only when pending: see is-promise-like.ts.
+  const caller = resolveCaller(services.context, req)
+  const resolved = CallerAccess.resolve(services.access, collection, isPromiseLike(caller) ? await caller : caller)
+  const access = isPromiseLike(resolved) ? await resolved : resolved
   // Made when something is parsed: a request whose query was parsed before needs none of it.
   const parser = (): ParserOptions => ({ ...services.parser, schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
@@ -109,7 +113,10 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       const { fields, scope } = await query()
       try {
         const returned = writer?.returnedRows(keys) ?? null
-        if (returned !== null) return await services.repository.shapeReturned(collection, fields, returned)
+        if (returned !== null) {
+          const shaped = services.repository.shapeReturned(collection, fields, returned)
+          return isPromiseLike(shaped) ? await shaped : shaped
+        }
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {
         // The write is committed: answering an error now would make a retrying client write it again.

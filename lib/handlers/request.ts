@@ -2,6 +2,7 @@
 import type { Request } from 'express'
 import { InvalidPayloadError, RouteNotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
+import { isPromiseLike } from '../is-promise-like'
 import type { ItemsContext } from '../types'
 
 /** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
@@ -16,9 +17,19 @@ export function readBody(req: Request): unknown {
   return req.body as unknown
 }
 
-/** The caller of this request, as the host's `context` option describes them. */
-export async function resolveCaller(context: (req: Request) => ItemsContext | Promise<ItemsContext>, req: Request): Promise<ItemsContext> {
-  const caller = await context(req)
+/**
+ * The caller of this request, as the host's `context` option describes them: at once when the option answers at
+ * once. Under Node 20's AsyncLocalStorage every promise runs hooks, so a request makes none it does not need.
+ */
+export function resolveCaller(
+  context: (req: Request) => ItemsContext | Promise<ItemsContext>,
+  req: Request,
+): ItemsContext | Promise<ItemsContext> {
+  const caller = context(req)
+  return isPromiseLike(caller) ? Promise.resolve(caller).then(checkedCaller) : checkedCaller(caller)
+}
+
+function checkedCaller(caller: unknown): ItemsContext {
   if (!isPlainObject(caller)) throw new TypeError('express-items-router: the context option must answer an object')
   return caller
 }

@@ -15,6 +15,7 @@ import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
 import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from './keyset'
 import { Shape } from '../query/query-shape'
 import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import { isPromiseLike } from '../is-promise-like'
 
 export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
@@ -230,7 +231,7 @@ export class ItemLoader {
   }
 
   /** Rows a write returned through `returningColumns`, shaped as a read of `fields`: relations load now. */
-  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] | Promise<Item[]> {
     const budget = new RowBudget(this.maxLoadedRows)
     budget.spend(rows.length)
     return this.shape(db, collection, fields, rows, budget)
@@ -496,8 +497,11 @@ export class ItemLoader {
     )
   }
 
-  /** Builds the response objects, loading each relation node once for all rows. */
-  private async shape(
+  /**
+   * Builds the response objects, loading each relation node once for all rows. Without a relation to load (a key
+   * list, plain fields) they are built at once, with no promise (see is-promise-like.ts).
+   */
+  private shape(
     db: Db,
     collection: Collection,
     fields: readonly FieldNode[],
@@ -505,9 +509,23 @@ export class ItemLoader {
     budget: RowBudget,
     joined: readonly ManyToOne[] = [],
     folded: readonly FoldedList[] = [],
-  ): Promise<Item[]> {
+  ): Item[] | Promise<Item[]> {
     const pk = collection.primaryKey
     const keys = rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
+    if (!fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m')) return this.items(fields, rows, keys, new Map())
+    return this.relations(db, fields, rows, keys, budget, joined, folded).then((relations) => this.items(fields, rows, keys, relations))
+  }
+
+  /** Each relation node's related items (or keys) for these rows, by key id. */
+  private async relations(
+    db: Db,
+    fields: readonly FieldNode[],
+    rows: readonly Row[],
+    keys: readonly PrimaryKey[],
+    budget: RowBudget,
+    joined: readonly ManyToOne[],
+    folded: readonly FoldedList[],
+  ): Promise<Map<FieldNode, Map<string, unknown>>> {
     const relations = new Map<FieldNode, Map<string, unknown>>()
     for (const node of fields) {
       if (node.kind === 'm2o') {
@@ -525,6 +543,16 @@ export class ItemLoader {
         relations.set(node, unfolded ?? (await this.children(db, node, keys, budget)))
       }
     }
+    return relations
+  }
+
+  /** The response objects of the rows, from their fields and their relations' items. */
+  private items(
+    fields: readonly FieldNode[],
+    rows: readonly Row[],
+    keys: readonly PrimaryKey[],
+    relations: ReadonlyMap<FieldNode, Map<string, unknown>>,
+  ): Item[] {
     return rows.map((row, index) => {
       const item: Item = {}
       for (const node of fields) {
@@ -601,7 +629,8 @@ export class ItemLoader {
     }
     // Each related item counts once, as it does when read by a statement of its own.
     budget.spend(found.size)
-    const items = await this.shape(db, related, node.children, [...found.values()], budget)
+    const shaped = this.shape(db, related, node.children, [...found.values()], budget)
+    const items = isPromiseLike(shaped) ? await shaped : shaped
     let position = 0
     const byKey = new Map<string, Item>()
     for (const id of found.keys()) byKey.set(id, items[position++]!)
@@ -639,7 +668,8 @@ export class ItemLoader {
       // A loop, not push(...found): spreading a huge array overflows the call stack.
       for (const row of found) rows.push(row)
     }
-    const items = await this.shape(db, collection, fields, rows, budget)
+    const shaped = this.shape(db, collection, fields, rows, budget)
+    const items = isPromiseLike(shaped) ? await shaped : shaped
     return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
   }
 
@@ -661,7 +691,8 @@ export class ItemLoader {
         for (const row of found) rows.push(row)
       }
     }
-    const items = await this.shape(db, related, fields, rows, budget)
+    const shaped = this.shape(db, related, fields, rows, budget)
+    const items = isPromiseLike(shaped) ? await shaped : shaped
     const groups = new Map<string, unknown[]>()
     rows.forEach((row, index) => {
       const parent = rowKeyId(row, foreignKey, this.dialect)
@@ -678,7 +709,7 @@ export class ItemLoader {
    * PostgreSQL) and keeps a window of them; where the dialect cuts windows in process, only after a plain read
    * found some parent with more rows than its window keeps (Dialect.cutsWindowsInProcess).
    */
-  private async childRows(
+  private childRows(
     db: Db,
     related: Collection,
     fields: readonly FieldNode[],
@@ -705,33 +736,35 @@ export class ItemLoader {
       const limit = selection.limit === null ? cap : cap === null ? selection.limit : Math.min(selection.limit, cap)
       return this.plans.select(db, shape('children'), { limit, offset: selection.offset }, plain)
     }
+    // The window's rank bounds: after the offset, up to the limit if there is one.
+    const bounds = selection.limit === null ? [selection.offset] : [selection.offset, selection.offset + selection.limit]
+    const windowed = (): Promise<Row[]> =>
+      this.plans.select(
+        db,
+        shape('window'),
+        { limit: cap, offset: 0 },
+        () => {
+          const [after, last] = boundList(bounds)
+          const order = this.orderTerms(related, selection)
+          const ranked = db(related.table).select([
+            ...this.columns(related, fields, foreignKey),
+            this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
+          ])
+          this.where(ranked, related, scoped)
+          const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', after!)
+          if (last !== undefined) outer.andWhere(RANK, '<=', last)
+          return outer.orderBy(RANK)
+        },
+        bounds,
+      )
     // Many parents, in process: first the related rows without windows, at most as many as the windows could keep.
     // When that is all of them, each parent's window is cut here; when some parent has more, the windows are SQL's.
     // Neither read asks for more than one row past the row budget (`cap`).
-    if (this.dialect.cutsWindowsInProcess && selection.limit !== null) {
-      const most = Math.min(parents.length * (selection.offset + selection.limit), cap === null ? Number.POSITIVE_INFINITY : cap - 1)
-      const rows = await this.plans.select(db, shape('children'), { limit: most + 1, offset: 0 }, plain)
-      if (rows.length <= most) return windows(rows, foreignKey, selection.offset, selection.limit, this.dialect)
-    }
-    // The window's rank bounds: after the offset, up to the limit if there is one.
-    const bounds = selection.limit === null ? [selection.offset] : [selection.offset, selection.offset + selection.limit]
-    return this.plans.select(
-      db,
-      shape('window'),
-      { limit: cap, offset: 0 },
-      () => {
-        const [after, last] = boundList(bounds)
-        const order = this.orderTerms(related, selection)
-        const ranked = db(related.table).select([
-          ...this.columns(related, fields, foreignKey),
-          this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
-        ])
-        this.where(ranked, related, scoped)
-        const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', after!)
-        if (last !== undefined) outer.andWhere(RANK, '<=', last)
-        return outer.orderBy(RANK)
-      },
-      bounds,
-    )
+    if (!this.dialect.cutsWindowsInProcess || selection.limit === null) return windowed()
+    const { offset, limit } = selection
+    const most = Math.min(parents.length * (offset + limit), cap === null ? Number.POSITIVE_INFINITY : cap - 1)
+    return this.plans
+      .select(db, shape('children'), { limit: most + 1, offset: 0 }, plain)
+      .then((rows) => (rows.length <= most ? windows(rows, foreignKey, offset, limit, this.dialect) : windowed()))
   }
 }

@@ -17,6 +17,7 @@ import { columnValue, fromStorage, toStorage } from './storage'
 import { compileFilter } from './compile-filter'
 import { ReadRouting } from './read-routing'
 import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
+import { isPromiseLike } from '../is-promise-like'
 
 /**
  * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
@@ -108,7 +109,7 @@ export class ItemsRepository {
   private readonly knex: Knex
   private readonly routing: ReadRouting
   /** What the database behind each knex instance supports where servers of the dialect differ, once asked. */
-  private readonly traits = new WeakMap<Knex, Promise<ServerTraits>>()
+  private readonly traits = new WeakMap<Knex, ServerTraits | Promise<ServerTraits>>()
 
   /**
    * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
@@ -237,20 +238,21 @@ export class ItemsRepository {
     // A `cursor` places pages in a list; one item by key has no place to start after.
     const selection = { ...query, filter, limit: 1, offset: 0, after: null }
     const db = this.reads()
-    const { foldedKeys } = await this.serverTraits(db)
+    const traits = this.serverTraits(db)
+    const { foldedKeys } = isPromiseLike(traits) ? await traits : traits
     const [item] = await this.loader.load(db, collection, query.fields, selection, undefined, { key, foldedKeys })
     return item ?? null
   }
 
   /** The items with these keys within `scope`, in the order of `keys`; keys without such an item are skipped. */
-  async readByKeys(
+  readByKeys(
     collection: Collection,
     keys: readonly PrimaryKey[],
     fields: readonly FieldNode[],
     scope: FilterNode | null = null,
     db: Db = this.reads(),
   ): Promise<Item[]> {
-    return (await this.readKeyed(collection, keys, fields, scope, db)).map(({ item }) => item)
+    return this.readKeyed(collection, keys, fields, scope, db).then((keyed) => keyed.map(({ item }) => item))
   }
 
   /** As `readByKeys`, each item beside its key: for callers whose `fields` may leave the key out. */
@@ -354,7 +356,8 @@ export class ItemsRepository {
    * again all the same. Where a statement does not commit by itself (ServerTraits.autocommits), it keeps them.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    if (!(await this.serverTraits(this.knex)).autocommits) return this.transaction(collection, work, { bare: true })
+    const traits = this.serverTraits(this.knex)
+    if (!(isPromiseLike(traits) ? await traits : traits).autocommits) return this.transaction(collection, work, { bare: true })
     try {
       return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
     } catch (error) {
@@ -379,7 +382,7 @@ export class ItemsRepository {
    * relational scope is not tried here), in one statement. Answers the row as `returning` reads it (empty
    * without), or null when no row changed.
    */
-  async updateWithin(
+  updateWithin(
     db: Db,
     collection: Collection,
     key: PrimaryKey,
@@ -387,13 +390,16 @@ export class ItemsRepository {
     scope: FilterNode | null,
     returning: ReturningColumns | null = null,
   ): Promise<ReturnedRow | null> {
-    if (scope !== null && !onRowOnly(scope)) return null
+    if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
     const pk = collection.primaryKey
     const qb = db(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
     if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
-    if (returning === null) return (await qb.update(this.toRow(payload))) > 0 ? {} : null
-    const [row] = (await qb.update(this.toRow(payload)).returning(returning)) as ReturnedRow[]
-    return row ?? null
+    // Chained rather than awaited: knex's builders are thenables, which an await wraps in promises of its own.
+    if (returning === null) return qb.update(this.toRow(payload)).then((changed: number) => (changed > 0 ? {} : null))
+    return qb
+      .update(this.toRow(payload))
+      .returning(returning)
+      .then((rows) => (rows as ReturnedRow[])[0] ?? null)
   }
 
   /**
@@ -401,13 +407,15 @@ export class ItemsRepository {
    * them back: where the database returns the rows of that `write`, when every field of `fields` can be read
    * from the row (see ItemLoader).
    */
-  async returningColumns(
+  returningColumns(
     collection: Collection,
     fields: readonly FieldNode[],
     write: 'create' | 'update',
-  ): Promise<ReturningColumns | null> {
-    const returns = write === 'create' ? (await this.serverTraits(this.knex)).insertReturnsRows : this.dialect.returnsRows
-    return returns ? this.loader.returningColumns(collection, fields) : null
+  ): ReturningColumns | null | Promise<ReturningColumns | null> {
+    const traits = write === 'create' ? this.serverTraits(this.knex) : null
+    const columns = (returns: boolean): ReturningColumns | null => (returns ? this.loader.returningColumns(collection, fields) : null)
+    if (isPromiseLike(traits)) return traits.then((known) => columns(known.insertReturnsRows))
+    return columns(traits === null ? this.dialect.returnsRows : traits.insertReturnsRows)
   }
 
   /**
@@ -417,24 +425,31 @@ export class ItemsRepository {
    * read brings its key lists by statements of their own, a create reads its items back, a lone write keeps its
    * transaction), and the next one asks.
    */
-  private serverTraits(db: Knex): Promise<ServerTraits> {
+  private serverTraits(db: Knex): ServerTraits | Promise<ServerTraits> {
     const ask = this.dialect.serverTraits
     let traits = this.traits.get(db)
     if (traits === undefined) {
       traits =
         ask === null
-          ? Promise.resolve({ insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true })
-          : ask(db).catch(() => {
-              this.traits.delete(db)
-              return { insertReturnsRows: false, foldedKeys: 0, autocommits: false }
-            })
+          ? { insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true }
+          : ask(db).then(
+              // Once known, the traits themselves: a request then has nothing to await (see is-promise-like.ts).
+              (known) => {
+                this.traits.set(db, known)
+                return known
+              },
+              () => {
+                this.traits.delete(db)
+                return { insertReturnsRows: false, foldedKeys: 0, autocommits: false }
+              },
+            )
       this.traits.set(db, traits)
     }
     return traits
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
-  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Promise<Item[]> {
+  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Item[] | Promise<Item[]> {
     return this.loader.shapeReturned(this.reads(), collection, fields, rows)
   }
 

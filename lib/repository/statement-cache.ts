@@ -59,21 +59,27 @@ function install(knex: Knex): void {
   const connections = new WeakMap<object, StatementCache>()
   clients.set(client, connections)
   const knexQuery = client._query.bind(client)
-  client._query = async (connection, query) => {
+  // Not async: it runs for every statement, and only the tracked case needs to wait (see is-promise-like.ts).
+  client._query = (connection, query) => {
     const scope = currentRequest()
     const strategy = scope && reusing.get(scope)
     if (scope === undefined || strategy === undefined) return knexQuery(connection, query)
     let kept = connections.get(connection)
     if (kept === undefined) connections.set(connection, (kept = new StatementCache(strategy.evicts)))
-    if (!strategy.unmarked) return strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
-    let active = running.get(scope)
-    if (active === undefined) running.set(scope, (active = new Set()))
-    active.add(connection)
-    try {
-      return await strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
-    } finally {
-      active.delete(connection)
-    }
+    const run = (): Promise<DriverQuery> => strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
+    return strategy.unmarked ? tracked(scope, connection, run) : run()
+  }
+}
+
+/** Runs an unmarked statement with its connection among the request's running ones, for cancellation. */
+async function tracked(scope: RequestScope, connection: object, run: () => Promise<DriverQuery>): Promise<DriverQuery> {
+  let active = running.get(scope)
+  if (active === undefined) running.set(scope, (active = new Set()))
+  active.add(connection)
+  try {
+    return await run()
+  } finally {
+    active.delete(connection)
   }
 }
 

@@ -127,7 +127,7 @@ export class StatementPlans {
    * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
    * `bound`, if any, through `boundList`; `around`, when given, is the statement run around the paged one.
    */
-  async select(
+  select(
     db: Db,
     shape: Shape | null,
     page: Page,
@@ -135,7 +135,24 @@ export class StatementPlans {
     bound: readonly unknown[] = [],
     around: Around | null = null,
   ): Promise<Row[]> {
-    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return fresh(compile, page, around)
+    // Not async, to spare two promises per statement (see is-promise-like.ts); so a compile's error is a
+    // rejection, as from any promise-returning function, not a throw.
+    try {
+      return this.run(db, shape, page, compile, bound, around)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  private run(
+    db: Db,
+    shape: Shape | null,
+    page: Page,
+    compile: () => Knex.QueryBuilder,
+    bound: readonly unknown[],
+    around: Around | null,
+  ): Promise<Row[]> {
+    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return rowsOfFresh(compile, page, around)
     const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
     const values: Values = { page: [page.limit, page.offset], bound }
     let plan = this.plans.get(key)
@@ -145,10 +162,13 @@ export class StatementPlans {
       this.plans.keep(key, plan)
       bindings = plan && bind(plan, shape, values)
     } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
-    if (plan === null || bindings === null) return fresh(compile, page, around)
-    return this.rowsOf(await db.raw(plan.sql, bindings as Knex.RawBinding[]))
+    if (plan === null || bindings === null) return rowsOfFresh(compile, page, around)
+    return db.raw(plan.sql, bindings as Knex.RawBinding[]).then(this.rowsOf)
   }
 }
+
+const rowsOfFresh = (compile: () => Knex.QueryBuilder, page: Page, around: Around | null): Promise<Row[]> =>
+  Promise.resolve(fresh(compile, page, around) as PromiseLike<Row[]>)
 
 function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Knex.QueryBuilder {
   if (limit !== null) qb.limit(limit)

@@ -15,6 +15,7 @@ import { managedValues } from './managed-values'
 import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
+import { isPromiseLike } from '../is-promise-like'
 
 /** Changes for some items: `data` as sent, for `keys`. */
 export interface Change {
@@ -145,7 +146,8 @@ export class ItemsWriter {
     if (inputs.length > collection.limits.maxBatchSize) {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
-    const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
+    const decided = this.access.write(collection, 'create')
+    const write = this.prepareCreate(isPromiseLike(decided) ? await decided : decided, inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
     const returning = await this.answerColumns('afterCreate')
     const written = single
@@ -161,13 +163,16 @@ export class ItemsWriter {
           this.transactionOptions('beforeCreate'),
         )
     this.returned = written.rows ? { keys: written.keys, rows: written.rows } : null
-    await this.after(written)
+    const after = this.after(written)
+    if (after !== null) await after
     return written.keys
   }
 
   /** Applies each change to its keys; a key the caller cannot see is a 404, one it may not change a 403. */
   async update(changes: readonly Change[], options: WriteOptions = {}): Promise<PrimaryKey[]> {
-    const rule = await this.access.write(this.collection, 'update')
+    // Awaited only when pending, here and below: see is-promise-like.ts.
+    const decided = this.access.write(this.collection, 'update')
+    const rule = isPromiseLike(decided) ? await decided : decided
     const write = this.prepareUpdate(rule, changes)
     const [change] = changes
     const single = changes.length === 1 && change!.keys.length === 1 ? this.singleStatementWrite(options, write.payloads) : null
@@ -182,9 +187,9 @@ export class ItemsWriter {
       )
       if (row !== null) {
         if (returning !== null) this.returned = { keys: [key], rows: [row] }
-        const written: Written = { action: 'update', keys: [key], payloads: single }
-        await this.after(written)
-        return written.keys
+        const after = this.after({ action: 'update', keys: [key], payloads: single })
+        if (after !== null) await after
+        return [key]
       }
     }
     return this.runUpdate(write, options, async (trx) => {
@@ -366,9 +371,10 @@ export class ItemsWriter {
     return written
   }
 
-  private async after({ action, keys, payloads }: Written): Promise<void> {
+  /** The after hook and events, or null when nothing sees them (see Lifecycle.after). */
+  private after({ action, keys, payloads }: Written): Promise<void> | null {
     const { collection } = this
-    await this.lifecycle.after(collection, action, () => ({
+    return this.lifecycle.after(collection, action, () => ({
       action,
       collection: collection.name,
       keys,

@@ -81,11 +81,21 @@ export class Lifecycle {
    * event is built only when a hook or a listener will see it: a large batch's payloads are not copied for
    * nobody.
    */
-  async after(collection: Collection, action: ItemsEvent['action'], describe: () => ItemsEvent): Promise<void> {
+  after(collection: Collection, action: ItemsEvent['action'], describe: () => ItemsEvent): Promise<void> | null {
     const hook = this.hooks.get(collection)?.[AFTER[action]]
     const names = [`items.${action}`, `${collection.name}.items.${action}`]
-    if (hook === undefined && names.every((name) => this.events.listenerCount(name) === 0)) return
-    const event = describe()
+    // Null rather than a settled promise: most writes have neither, and await nothing (see is-promise-like.ts).
+    if (hook === undefined && names.every((name) => this.events.listenerCount(name) === 0)) return null
+    return this.runAfter(collection, action, hook, names, describe())
+  }
+
+  private async runAfter(
+    collection: Collection,
+    action: ItemsEvent['action'],
+    hook: Hooks['afterCreate' | 'afterUpdate' | 'afterDelete'],
+    names: readonly string[],
+    event: ItemsEvent,
+  ): Promise<void> {
     try {
       if (hook) await this.bounded(collection, AFTER[action], false, (signal) => hook(event, { signal }))
     } catch (error) {
