@@ -1,9 +1,11 @@
 // An A/B of one request between two checkouts of the library, for changes too small for `npm run bench` to see
 // (whose ratios move by ±0.1 on a shared machine): the router of another checkout (A, BENCH_AB_BEFORE) and this
-// one's (B) mounted side by side in one process over one knex instance, with the hand-written handler beside them,
-// and the same request sent to each in short batches that alternate for the whole run, so that a neighbour's load
-// or a CPU's clock change falls on all three alike. Prints the CPU time per request of each (this process serves
-// and sends, so the sender's share, equal for all three, is included) and B − A.
+// one's (B) mounted side by side in one process, each over a knex instance of its own, with the hand-written
+// handler beside them, and the same request sent to each in short batches that alternate for the whole run, so
+// that a neighbour's load or a CPU's clock change falls on all three alike. Prints the CPU time per request of
+// each (this process serves and sends, so the sender's share, equal for all three, is included) and B − A.
+// Two checkouts load two AsyncLocalStorage instances, whose hooks every promise then runs: a change in the number
+// of promises weighs more here than under one router.
 //
 //   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   BENCH_AB_BEFORE=/tmp/before BENCH_AB_URL=/items/articles/1 BENCH_AB_HAND=/articles/1 npm run bench:ab
