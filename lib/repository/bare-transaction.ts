@@ -32,6 +32,14 @@ export async function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T
   }
 }
 
+/** Each knex `boundTo` made, with what it is bound to (see pinnedTo). */
+const bindings = new WeakMap<object, { readonly knex: Knex; readonly connection: unknown }>()
+
+/** The knex instance and the connection `db`'s statements run on, when `db` is a bare transaction's. */
+export function pinnedTo(db: Db): { readonly knex: Knex; readonly connection: unknown } | undefined {
+  return bindings.get(db)
+}
+
 /** Members of knex that would run statements outside the connection: refused, so that a misuse shows at once. */
 const LEAVES_THE_CONNECTION = new Set<PropertyKey>(['transaction', 'transactionProvider', 'batchInsert', 'schema'])
 
@@ -46,7 +54,7 @@ function boundTo(knex: Knex, connection: unknown): Db {
     ['queryBuilder', () => knex.queryBuilder().connection(connection)],
     ['raw', (...args: unknown[]) => makeRaw(...args).connection(connection)],
   ])
-  return new Proxy(knex, {
+  const db = new Proxy(knex, {
     apply: (target, _this, args: Parameters<Knex>) => target(...args).connection(connection),
     get: (target, property, receiver) => {
       if (bound.has(property)) return bound.get(property)
@@ -54,6 +62,8 @@ function boundTo(knex: Knex, connection: unknown): Db {
       return Reflect.get(target, property, receiver)
     },
   })
+  bindings.set(db, { knex, connection })
+  return db
 }
 
 /**

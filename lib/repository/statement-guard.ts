@@ -60,10 +60,11 @@ export function requestLimits(): { readonly marker: string; readonly statementTi
 }
 
 function guardStatement(knex: Knex, builder: Runnable): void {
-  const scope = currentRequest()
-  const guard = scope && guards.get(scope)
   // Query builders and raw statements only: a schema builder (the versions table's DDL) has no timeout.
-  if (scope === undefined || guard === undefined || seen.has(builder) || typeof builder.timeout !== 'function') return
+  if (seen.has(builder) || typeof builder.timeout !== 'function') return
+  const guarded = enter(knex)
+  if (guarded === undefined) return
+  const { scope, guard } = guarded
   seen.add(builder)
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
@@ -81,6 +82,16 @@ function guardStatement(knex: Knex, builder: Runnable): void {
       return compiled
     }
   }
+}
+
+/**
+ * The current request's scope and guard, when it has one and `knex` is guarded, with the request's abort now
+ * cancelling its statements on `knex`.
+ */
+function enter(knex: Knex): { readonly scope: RequestScope; readonly guard: Guard } | undefined {
+  const scope = currentRequest()
+  const guard = scope && guards.get(scope)
+  if (scope === undefined || guard === undefined || !listening.has(knex)) return undefined
   const instances = cancelledOnAbort.get(scope) ?? new Set<Knex>()
   cancelledOnAbort.set(scope, instances)
   if (!instances.has(knex)) {
@@ -90,6 +101,35 @@ function guardStatement(knex: Knex, builder: Runnable): void {
       for (const connection of runningConnections(scope)) cancelOn(knex, connection)
     }
     scope.onAbort(stop)
+  }
+  return { scope, guard }
+}
+
+/** How the current request limits a statement it runs on `knex` past knex's runner (see run-statement.ts). */
+export interface StatementLimits {
+  /** What the statement's text starts with: the request's marker comment, or '' for a reused statement. */
+  readonly marker: string
+  /** Its time limit in milliseconds; 0: none. */
+  readonly statementTimeout: number
+  /** Cancels the request's statements by their marker, after a timed-out one was cancelled by its connection. */
+  cancelTimedOut(): void
+}
+
+/** No limits: outside the router's requests, or on a knex instance whose statements cannot be cancelled. */
+const UNLIMITED: StatementLimits = { marker: '', statementTimeout: 0, cancelTimedOut: () => undefined }
+
+/**
+ * The limits the `start` listener puts on a statement built with knex, for one the router runs itself on `knex`
+ * (`client` the one it runs through), with the request's abort cancelling it.
+ */
+export function statementLimits(knex: Knex, client: { transacting?: boolean }): StatementLimits {
+  const guarded = enter(knex)
+  if (guarded === undefined) return UNLIMITED
+  const { scope, guard } = guarded
+  return {
+    marker: unmarked(scope, client) ? '' : marker(scope),
+    statementTimeout: guard.statementTimeout,
+    cancelTimedOut: () => void guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined),
   }
 }
 

@@ -1,7 +1,8 @@
 // Compiles each read statement's shape once. A shape is everything that decides a statement's SQL text: the
 // table, the columns, the filter's tree with its fields and operators, the sort, the groups and aggregates,
 // whether there is a limit and an offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
-// and later ones bind their own values into it, past the query builder.
+// and later ones bind their own values into it, past the query builder, and run it past knex's runner too
+// (run-statement.ts).
 //
 // Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
 // non-ASCII pattern on SQLite another expression), the shape cannot know it up front. So each comparison's own
@@ -15,6 +16,7 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from './dialects'
 import { checkingCaches } from '../cache-checks'
 import { LruMap } from '../lru-map'
+import { runStatement } from './run-statement'
 import type { Db } from './item-loader'
 
 type Row = Record<string, unknown>
@@ -163,7 +165,7 @@ export class StatementPlans {
       bindings = plan && bind(plan, shape, values)
     } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
     if (plan === null || bindings === null) return rowsOfFresh(compile, page, around)
-    return db.raw(plan.sql, bindings as Knex.RawBinding[]).then(this.rowsOf)
+    return runStatement(db, plan.sql, bindings).then(this.rowsOf)
   }
 }
 

@@ -96,6 +96,45 @@ forEachDialect((ctx) => {
     })
   })
 
+  // The router's own statements: a shape's first request builds its statement with knex, later ones run the
+  // kept text past knex's runner (run-statement.ts). Both must stop at the limit and when the client leaves.
+  describe("statementTimeout on the router's own statements", () => {
+    const nap = ctx.name === 'postgres' ? 'pg_sleep(7)::text' : ctx.name === 'mysql' ? 'sleep(7)' : null
+    const it_ = nap === null ? it.skip : it
+    const napping: Record<string, CollectionDefinition> = {
+      napping: { fields: { id: { type: 'integer', primaryKey: true }, nap: { type: 'string' } } },
+    }
+    const URL = '/api/items/napping?fields=id,nap&filter[id][_eq]=1'
+
+    beforeAll(async () => {
+      if (nap !== null) await ctx.knex.raw(`create or replace view napping as select 1 as id, ${nap} as nap`)
+    })
+    afterAll(async () => {
+      if (nap !== null) await ctx.knex.raw('drop view if exists napping')
+    })
+
+    it_('cuts the first and every later request of a shape with 504 QUERY_TIMEOUT, and the pool stays usable', async () => {
+      const app = createApp(ctx.knex, { collections: { ...collections, ...napping }, statementTimeout: 300 })
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const started = Date.now()
+        const response = await request(app).get(URL)
+        expect(Date.now() - started).toBeLessThan(3000)
+        expect(response.status).toBe(504)
+        expect(response.body.errors[0].extensions.code).toBe('QUERY_TIMEOUT')
+      }
+      await eventually('the statements to be cancelled', 3000, async () => (await running(ctx, 'napping')) === 0)
+      expect((await request(app).get('/api/items/articles?limit=1')).status).toBe(200)
+    })
+
+    it_("cancels a later request's statement on the server when its client disconnects", async () => {
+      const app = createApp(ctx.knex, { collections: { ...collections, ...napping }, statementTimeout: 0 })
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await expect(request(app).get(URL).timeout(400)).rejects.toThrow(/Timeout/)
+        await eventually('the statement to be cancelled', 3000, async () => (await running(ctx, 'napping')) === 0)
+      }
+    })
+  })
+
   it('adds one statement listener to a knex instance, however many routers share it', () => {
     const before = ctx.knex.listenerCount('start')
     for (let i = 0; i < 20; i++) createItemsRouter({ knex: ctx.knex, collections })

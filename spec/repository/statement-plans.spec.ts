@@ -100,6 +100,24 @@ forEachDialect((ctx) => {
       }
     })
 
+    it("runs a kept shape past knex's runner, reported to the knex instance's query and query-response listeners", async () => {
+      await request(app).get('/api/items/articles/1').expect(200)
+      const sent: string[] = []
+      const answered: string[] = []
+      const onQuery = (query: { sql: string }): void => void sent.push(query.sql)
+      const onResponse = (_response: unknown, query: { sql: string }): void => void answered.push(query.sql)
+      ctx.knex.on('query', onQuery).on('query-response', onResponse)
+      try {
+        await request(app).get('/api/items/articles/2').expect(200)
+      } finally {
+        ctx.knex.off('query', onQuery).off('query-response', onResponse)
+      }
+      expect(sent.length).toBeGreaterThan(0)
+      expect(answered).toEqual(sent)
+      // Marked with the request's id where a statement can be cancelled, as a statement built with knex is.
+      if (ctx.name !== 'sqlite') for (const sql of sent) expect(sql).toMatch(/^\/\* items-router [0-9a-f-]{36} \*\/ select /)
+    })
+
     it("keeps a one-to-many list's per-parent window: each page binds its parents and rank bounds, a kept one builds no query", async () => {
       const page = (offset: number, windowOffset: number): string =>
         `/api/items/articles?fields=id,comments.id&sort=id&limit=4&offset=${offset}` +
