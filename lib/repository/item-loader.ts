@@ -657,7 +657,11 @@ export class ItemLoader {
         shape,
         page,
         () => {
-          const qb = db(collection.table).select(this.columns(collection, fields)).whereIn(pk.column, boundList(stored))
+          const qb = db(collection.table).select(this.columns(collection, fields))
+          const bound = boundList(stored)
+          // One key is `=`, as in compile-comparison.ts's lists.
+          if (bound.length === 1) qb.where(pk.column, bound[0]!)
+          else qb.whereIn(pk.column, bound)
           if (scope) compileFilter(qb, scope, this.dialect, collection.table)
           return qb
         },

@@ -101,7 +101,7 @@ describe('compileFilter', () => {
         'uuid binds lower case',
         'samples',
         { ref: { _in: ['7D444840-9DC0-11D1-B245-5FFDCE74FAD2'] } },
-        same('"ref" in (?)', ['7d444840-9dc0-11d1-b245-5ffdce74fad2'], 'samples'),
+        same('"ref" = ?', ['7d444840-9dc0-11d1-b245-5ffdce74fad2'], 'samples'),
       ],
       ['bigInteger binds exact text', 'samples', { big: { _eq: '9007199254740993' } }, same('"big" = ?', ['9007199254740993'], 'samples')],
       [
@@ -155,8 +155,25 @@ describe('compileFilter', () => {
     })
 
     it('_nin', () => {
+      expect(compileAll('articles', { status: { _nin: 'draft,archived' } })).toEqual(
+        each(
+          ['`status` not in (?, ?)', ['draft', 'archived']],
+          ['"status" not in (?, ?)', ['draft', 'archived']],
+          ['`status` NOT IN (CAST(? AS BINARY), CAST(? AS BINARY))', ['draft', 'archived']],
+        ),
+      )
+    })
+
+    it('a list of one is = and <>, the exact comparison included', () => {
+      expect(compileAll('articles', { status: { _in: ['draft'] } })).toEqual(
+        each(
+          ['`status` = ?', ['draft']],
+          ['"status" = ?', ['draft']],
+          ['`status` = ? and `status` = CAST(? AS BINARY)', ['draft', 'draft']],
+        ),
+      )
       expect(compileAll('articles', { status: { _nin: 'draft' } })).toEqual(
-        each(['`status` not in (?)', ['draft']], ['"status" not in (?)', ['draft']], ['`status` NOT IN (CAST(? AS BINARY))', ['draft']]),
+        each(['`status` <> ?', ['draft']], ['"status" <> ?', ['draft']], ['`status` <> CAST(? AS BINARY)', ['draft']]),
       )
     })
 
