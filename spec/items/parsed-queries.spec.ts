@@ -1,5 +1,5 @@
-// A query string is parsed once per caller view: the same request from a caller who sees the same fields and rows
-// reuses the parsed query, a caller with other rules gets their own, and what may read the request's moment or
+// A query string is parsed once per caller view once it repeats: the same request from a caller who sees the same
+// fields and rows reuses the parsed query, a caller with other rules gets their own, and what may read the request's moment or
 // caller (`$NOW`, `$CURRENT_USER`), a beforeRead hook or a SEARCH body is parsed every time. The whole suite
 // also runs with checkCaches on; the last spec shows that check can fail.
 import type { Request } from 'express'
@@ -43,13 +43,33 @@ forEachDialect((ctx) => {
     const storedIds = async (where: Row): Promise<unknown[]> =>
       (await ctx.knex('articles').where(where).orderBy('id').pluck('id')).map(Number)
 
-    it('parses a query string once for callers who see the same', async () => {
+    it('keeps a query string parsed once it comes again, for callers who see the same', async () => {
       const app = createApp(ctx.knex)
       const url = '/api/items/articles?filter[status][_eq]=published&sort=id&fields=id,title&limit=5'
       const parses = await parsesDuring(async () => {
-        for (let run = 0; run < 3; run += 1) await request(app).get(url).expect(200)
+        for (let run = 0; run < 4; run += 1) await request(app).get(url).expect(200)
       })
-      expect(parses).toBe(1)
+      // The first request's parse is not kept: most one-off query strings never come again.
+      expect(parses).toBe(2)
+    })
+
+    it('keeps the queries that repeat through a stream of one-off query strings', async () => {
+      const queries = new ParsedQueries(3)
+      let parses = 0
+      const parse = (): Promise<Query> => Promise.resolve({ limit: (parses += 1) } as unknown as Query)
+      checkCaches(false)
+      try {
+        for (const key of ['a', 'b', 'a', 'b']) await queries.parse(key, parse)
+        expect(parses).toBe(4)
+        // Ten times the capacity, each once: kept, they would have evicted `a` and `b`.
+        for (let one = 0; one < 30; one += 1) await queries.parse(`one-off ${one}`, parse)
+        expect(parses).toBe(34)
+        await queries.parse('a', parse)
+        await queries.parse('b', parse)
+        expect(parses).toBe(34)
+      } finally {
+        checkCaches(true)
+      }
     })
 
     it('keeps each caller view apart: a rule on $CURRENT_USER gives each user their own parse and rows', async () => {
@@ -60,9 +80,10 @@ forEachDialect((ctx) => {
       const url = '/api/items/articles?fields=id&sort=id&limit=-1'
       const as = (user: number) => request(app).get(url).set('x-caller', JSON.stringify({ user }))
       const parses = await parsesDuring(async () => {
-        for (const user of [3, 5, 3, 5]) expect(ids(await as(user))).toEqual(await storedIds({ author: user }))
+        for (const user of [3, 5, 3, 5, 3, 5]) expect(ids(await as(user))).toEqual(await storedIds({ author: user }))
       })
-      expect(parses).toBe(2)
+      // Each user's first two requests parse (see above), the third reuses their own.
+      expect(parses).toBe(4)
     })
 
     it('parses every time what may name a variable, what a beforeRead hook may rewrite, and a SEARCH', async () => {
@@ -88,6 +109,7 @@ forEachDialect((ctx) => {
     it('throws, with checkCaches on, when a kept query no longer equals a fresh parse', async () => {
       const queries = new ParsedQueries()
       const fresh = (): Promise<Query> => Promise.resolve({ limit: 5 } as unknown as Query)
+      await queries.parse('key', fresh)
       const kept = await queries.parse('key', fresh)
       ;(kept as { limit: number }).limit = 6
       await expect(queries.parse('key', fresh)).rejects.toThrow('differs from a fresh parse')
