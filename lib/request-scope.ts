@@ -50,6 +50,29 @@ class Scope implements RequestScope {
   }
 }
 
+/**
+ * A value each request's scope may carry for one part of the router (its statement guard, its statement reuse),
+ * stored on the scope itself. A WeakMap keyed by the scope would do the same, but every request adds an entry
+ * whose key dies young, and V8 pays for such entries in each garbage collection: three of them cost 4–6 µs a
+ * request in a loop, where properties cost nothing measurable.
+ */
+export class ScopeSlot<T> {
+  private readonly key: symbol
+
+  constructor(name: string) {
+    this.key = Symbol(name)
+  }
+
+  get(scope: RequestScope): T | undefined {
+    return (scope as unknown as Record<symbol, T | undefined>)[this.key]
+  }
+
+  set(scope: RequestScope, value: T): void {
+    const carrier = scope as unknown as Record<symbol, T>
+    carrier[this.key] = value
+  }
+}
+
 const storage = new AsyncLocalStorage<RequestScope>()
 
 /** The scope of the request whose work is running, or undefined outside the router's requests. */

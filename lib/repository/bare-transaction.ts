@@ -32,12 +32,17 @@ export async function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T
   }
 }
 
-/** Each knex `boundTo` made, with what it is bound to (see pinnedTo). */
-const bindings = new WeakMap<object, { readonly knex: Knex; readonly connection: unknown }>()
+/** What a knex `boundTo` made answers for this key: the instance and connection it is bound to (see pinnedTo). */
+const PINNED = Symbol('pinned')
+
+interface Pinned {
+  readonly knex: Knex
+  readonly connection: unknown
+}
 
 /** The knex instance and the connection `db`'s statements run on, when `db` is a bare transaction's. */
-export function pinnedTo(db: Db): { readonly knex: Knex; readonly connection: unknown } | undefined {
-  return bindings.get(db)
+export function pinnedTo(db: Db): Pinned | undefined {
+  return (db as unknown as { [PINNED]?: Pinned })[PINNED]
 }
 
 /** Members of knex that would run statements outside the connection: refused, so that a misuse shows at once. */
@@ -53,8 +58,9 @@ function boundTo(knex: Knex, connection: unknown): Db {
   const bound = new Map<PropertyKey, unknown>([
     ['queryBuilder', () => knex.queryBuilder().connection(connection)],
     ['raw', (...args: unknown[]) => makeRaw(...args).connection(connection)],
+    [PINNED, { knex, connection } satisfies Pinned],
   ])
-  const db = new Proxy(knex, {
+  return new Proxy(knex, {
     apply: (target, _this, args: Parameters<Knex>) => target(...args).connection(connection),
     get: (target, property, receiver) => {
       if (bound.has(property)) return bound.get(property)
@@ -62,8 +68,6 @@ function boundTo(knex: Knex, connection: unknown): Db {
       return Reflect.get(target, property, receiver)
     },
   })
-  bindings.set(db, { knex, connection })
-  return db
 }
 
 /**

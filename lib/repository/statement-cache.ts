@@ -3,7 +3,7 @@
 // (see Dialect.statementReuse); this module keeps the statements per connection, bounded, and knows which
 // connections a request's statements are running on, so that an unmarked request can still be cancelled.
 import type { Knex } from 'knex'
-import { currentRequest, type RequestScope, type ScopeSetup } from '../request-scope'
+import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect, DriverQuery, KeptStatements, StatementReuse } from './dialects'
 import { LruMap } from '../lru-map'
 
@@ -24,10 +24,10 @@ interface DriverClient {
 
 /** Per knex client: the statements each of its connections keeps. */
 const clients = new WeakMap<object, WeakMap<object, StatementCache>>()
-/** Requests whose router reuses statements, with how. */
-const reusing = new WeakMap<RequestScope, StatementReuse>()
-/** The connections each unmarked request's statements are running on right now. */
-const running = new WeakMap<RequestScope, Set<object>>()
+/** How the request's router reuses statements, when it does. */
+const reusing = new ScopeSlot<StatementReuse>('reusing')
+/** The connections an unmarked request's statements are running on right now. */
+const running = new ScopeSlot<Set<object>>('running')
 
 /** The statements `connection` keeps (for the specs: that they stay bounded). */
 export function keptOn(knex: Knex, connection: object): StatementCache | undefined {

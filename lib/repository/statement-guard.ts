@@ -2,7 +2,7 @@
 // running statements when the request is aborted, and the API error either one ends in.
 import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
-import { currentRequest, type RequestScope, type ScopeSetup } from '../request-scope'
+import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect } from './dialects'
 import { runningConnections, unmarked } from './statement-cache'
 
@@ -10,21 +10,21 @@ import { runningConnections, unmarked } from './statement-cache'
 const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
 
 type Compiled = { sql: string } | { sql: string }[]
-type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; client: { transacting?: boolean } }
+/** Set on a statement once guarded (a property, not a WeakSet entry: see ScopeSlot). */
+const GUARDED = Symbol('guarded')
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; client: { transacting?: boolean }; [GUARDED]?: true }
 
 interface Guard {
   readonly statementTimeout: number
   readonly cancel: (knex: Knex, marker: string) => Promise<unknown>
 }
 
-/** The guard of each request's router; the knex listeners look it up by the request's scope. */
-const guards = new WeakMap<RequestScope, Guard>()
+/** The guard of the request's router; the knex listeners look it up on the request's scope. */
+const guards = new ScopeSlot<Guard>('guard')
 /** knex instances with our listeners: one each, however many routers share it. */
 const listening = new WeakSet<Knex>()
-/** Statements already guarded. */
-const seen = new WeakSet<object>()
 /** The knex instances (primary, replica) whose statements an abort of the scope cancels. */
-const cancelledOnAbort = new WeakMap<RequestScope, Set<Knex>>()
+const cancelledOnAbort = new ScopeSlot<Set<Knex>>('cancelledOnAbort')
 
 /**
  * The request scope's setup that puts the request's statements under this router's limits (null: the dialect
@@ -61,11 +61,11 @@ export function requestLimits(): { readonly marker: string; readonly statementTi
 
 function guardStatement(knex: Knex, builder: Runnable): void {
   // Query builders and raw statements only: a schema builder (the versions table's DDL) has no timeout.
-  if (seen.has(builder) || typeof builder.timeout !== 'function') return
+  if (builder[GUARDED] === true || typeof builder.timeout !== 'function') return
   const guarded = enter(knex)
   if (guarded === undefined) return
   const { scope, guard } = guarded
-  seen.add(builder)
+  builder[GUARDED] = true
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
   if (guard.statementTimeout > 0) {
