@@ -92,8 +92,8 @@ function enter(knex: Knex): { readonly scope: RequestScope; readonly guard: Guar
   const scope = currentRequest()
   const guard = scope && guards.get(scope)
   if (scope === undefined || guard === undefined || !listening.has(knex)) return undefined
-  const instances = cancelledOnAbort.get(scope) ?? new Set<Knex>()
-  cancelledOnAbort.set(scope, instances)
+  let instances = cancelledOnAbort.get(scope)
+  if (instances === undefined) cancelledOnAbort.set(scope, (instances = new Set()))
   if (!instances.has(knex)) {
     instances.add(knex)
     const stop = (): void => {
