@@ -33,6 +33,74 @@ function decodeKey(part: string): string {
   }
 }
 
+/** How qs reads a query string within `limits`: past one of them it throws, and objects have no prototype. */
+export const qsOptions = (limits: QueryStringLimits): qs.IParseOptions => ({
+  depth: limits.maxDepth,
+  strictDepth: true,
+  parameterLimit: limits.maxParameters,
+  arrayLimit: limits.maxArrayLength,
+  throwOnLimitExceeded: true,
+  allowPrototypes: false,
+  plainObjects: true,
+})
+
+/** A key of plain names in brackets (`filter[author][_eq]`): no list index, no empty or unclosed bracket. */
+const PLAIN_KEY = /^[^[\]]+(?:\[(?=[^[\]]*[^[\]\d])[^[\]]+\])*$/
+const SEGMENTS = /[^[\]]+/g
+
+/** qs's decoding of a key or value: `+` is a space, and a malformed escape leaves the text as it is. */
+function decoded(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text
+  const spaced = text.replace(/\+/g, ' ')
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    return spaced
+  }
+}
+
+type Plain = Record<string, unknown>
+
+/**
+ * What qs gives for the usual query string, read in one pass: every key plain names in brackets (see PLAIN_KEY),
+ * each key once, none both a value and a parent. Anything else answers null, for qs to read: lists (`fields[]`,
+ * `_and[0]`), repeated keys, limits reached. qs is general, and a request runs it cold: 30–40 µs in a request
+ * where it takes 7 µs in a loop. spec/query/query-string.spec.ts holds this to qs's answers.
+ */
+export function readPlainQueryString(text: string, limits: QueryStringLimits): RawQuery | null {
+  // As qs, brackets escaped anywhere count as brackets.
+  const source = text.includes('%') ? text.replace(/%5B/gi, '[').replace(/%5D/gi, ']') : text
+  const parts = source.split('&')
+  if (parts.length > limits.maxParameters || limits.maxArrayLength < 1) return null
+  const query: Plain = Object.create(null) as Plain
+  let nameless = false
+  for (const part of parts) {
+    const bracketEquals = part.indexOf(']=')
+    const split = bracketEquals === -1 ? part.indexOf('=') : bracketEquals + 1
+    const key = decoded(split === -1 ? part : part.slice(0, split))
+    // qs drops a part without a name, but first counts each such part as the same key: a second one repeats it.
+    if (key === '') {
+      if (nameless) return null
+      nameless = true
+      continue
+    }
+    if (!PLAIN_KEY.test(key)) return null
+    const names = key.match(SEGMENTS)!
+    if (names.length - 1 > limits.maxDepth || names.includes('__proto__')) return null
+    let parent = query
+    for (let depth = 0; depth < names.length - 1; depth++) {
+      const child = parent[names[depth]!]
+      if (child === undefined) parent = parent[names[depth]!] = Object.create(null) as Plain
+      else if (typeof child === 'object') parent = child as Plain
+      else return null
+    }
+    const name = names[names.length - 1]!
+    if (parent[name] !== undefined) return null
+    parent[name] = split === -1 ? '' : decoded(part.slice(split + 1))
+  }
+  return query
+}
+
 /** Reads `url`'s query string. Too many parameters, too long arrays or too deep brackets are a 400. */
 export function readQueryString(url: string, limits: QueryStringLimits): RawQuery {
   const start = url.indexOf('?')
@@ -45,16 +113,10 @@ export function readQueryString(url: string, limits: QueryStringLimits): RawQuer
       if (PROTOTYPE_KEY.test(key)) throw new InvalidQueryError(`"${key}" names no parameter, field or operator`)
     }
   }
+  const plain = readPlainQueryString(text, limits)
+  if (plain !== null) return plain
   try {
-    return qs.parse(url.slice(start + 1), {
-      depth: limits.maxDepth,
-      strictDepth: true,
-      parameterLimit: limits.maxParameters,
-      arrayLimit: limits.maxArrayLength,
-      throwOnLimitExceeded: true,
-      allowPrototypes: false,
-      plainObjects: true,
-    }) as RawQuery
+    return qs.parse(text, qsOptions(limits)) as RawQuery
   } catch (error) {
     throw new InvalidQueryError(describeLimit(error, limits))
   }
