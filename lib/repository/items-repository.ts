@@ -12,6 +12,7 @@ import type { Dialect, ServerTraits } from './dialects'
 import { mapDbError } from './map-db-error'
 import { bareTransaction } from './bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
+import { runBuilder } from './run-statement'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { columnValue, fromStorage, toStorage } from './storage'
 import { compileFilter } from './compile-filter'
@@ -394,12 +395,9 @@ export class ItemsRepository {
     const pk = collection.primaryKey
     const qb = db(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
     if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
-    // Chained rather than awaited: knex's builders are thenables, which an await wraps in promises of its own.
-    if (returning === null) return qb.update(this.toRow(payload)).then((changed: number) => (changed > 0 ? {} : null))
-    return qb
-      .update(this.toRow(payload))
-      .returning(returning)
-      .then((rows) => (rows as ReturnedRow[])[0] ?? null)
+    // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
+    if (returning === null) return runBuilder<number>(db, qb.update(this.toRow(payload))).then((changed) => (changed > 0 ? {} : null))
+    return runBuilder<ReturnedRow[]>(db, qb.update(this.toRow(payload)).returning(returning)).then((rows) => rows[0] ?? null)
   }
 
   /**

@@ -19,9 +19,12 @@ interface Connection {
   __knex__disposed?: unknown
 }
 
+/** A compiled statement as knex's runner hands it to the client: its SQL, values, and how to read its result. */
 interface RawQuery extends DriverQuery {
-  readonly method: 'raw'
+  readonly method: string
   bindings: unknown[]
+  /** The columns a write returns, which the client's `processResponse` reads the rows by. */
+  readonly returning?: unknown
 }
 
 /** The parts of knex's client used here (knex's typings do not describe them). */
@@ -42,12 +45,31 @@ interface Client {
  * has no builder.
  */
 export function runStatement(db: Db, sql: string, bindings: readonly unknown[]): Promise<unknown> {
-  if ((db as Partial<Knex.Transaction>).isTransaction === true) return db.raw(sql, bindings as Knex.RawBinding[]).then()
+  if (inKnexTransaction(db)) return db.raw(sql, bindings as Knex.RawBinding[]).then()
+  return execute(db, { method: 'raw', sql, bindings: bindings.slice(), options: {} })
+}
+
+/**
+ * What awaiting `builder` (a query builder made from `db`) gives, with the builder only compiling: its statement
+ * runs as `runStatement`'s do. For the writes the router makes itself, never one a hook receives.
+ */
+export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
+  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as Knex.Sql | Knex.Sql[])
+  // Statements knex runs in several steps (SQLite's multi-statement forms) stay with knex.
+  if (compiled === null || Array.isArray(compiled)) return builder.then() as Promise<T>
+  const { method, sql, bindings, options, returning } = compiled as Knex.Sql & { options?: object; returning?: unknown }
+  return execute(db, { method, sql, bindings: [...bindings], options: options ?? {}, returning }) as Promise<T>
+}
+
+const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
+
+function execute(db: Db, compiled: RawQuery): Promise<unknown> {
+  const { sql, bindings } = compiled
   const pinned = pinnedTo(db)
   const knex = pinned?.knex ?? (db as Knex)
   const client = knex.client as unknown as Client
   const limits = statementLimits(knex, client)
-  const query: RawQuery = { method: 'raw', sql: limits.marker + sql, bindings: bindings.slice(), options: {} }
+  const query: RawQuery = { ...compiled, sql: limits.marker + sql }
   if (pinned) return run(client, pinned.connection as Connection, query, limits)
   return client.acquireConnection().then(
     (connection) => {

@@ -133,6 +133,47 @@ forEachDialect((ctx) => {
         await eventually('the statement to be cancelled', 3000, async () => (await running(ctx, 'napping')) === 0)
       }
     })
+
+    describe('a one-statement update', () => {
+      const sleepy: Record<string, CollectionDefinition> = {
+        sleepy_rows: { fields: { id: { type: 'integer', primaryKey: true }, nap: { type: 'string' } } },
+      }
+      beforeAll(async () => {
+        if (nap === null) return
+        await ctx.knex.schema.dropTableIfExists('sleepy_rows')
+        await ctx.knex.schema.createTable('sleepy_rows', (table) => {
+          table.integer('id').primary()
+          table.string('nap', 20)
+        })
+        await ctx.knex('sleepy_rows').insert({ id: 1, nap: 'awake' })
+        // Every update of a row sleeps first.
+        if (ctx.name === 'postgres') {
+          await ctx.knex.raw(
+            'create or replace function sleepy_rows_nap() returns trigger language plpgsql as $$ begin perform pg_sleep(7); return new; end $$',
+          )
+          await ctx.knex.raw('create trigger sleepy_rows_nap before update on sleepy_rows for each row execute function sleepy_rows_nap()')
+        } else await ctx.knex.raw('create trigger sleepy_rows_nap before update on sleepy_rows for each row set @nap = sleep(7)')
+      })
+      afterAll(async () => {
+        if (nap === null) return
+        await ctx.knex.schema.dropTableIfExists('sleepy_rows')
+        if (ctx.name === 'postgres') await ctx.knex.raw('drop function if exists sleepy_rows_nap()')
+      })
+
+      it_('is cut with 504 QUERY_TIMEOUT and cancelled on the server; the row keeps its value', async () => {
+        const app = createApp(ctx.knex, { collections: { ...collections, ...sleepy }, statementTimeout: 300 })
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const started = Date.now()
+          const response = await request(app).patch('/api/items/sleepy_rows/1').send({ nap: 'changed' })
+          expect(Date.now() - started).toBeLessThan(3000)
+          expect(response.status).toBe(504)
+          expect(response.body.errors[0].extensions.code).toBe('QUERY_TIMEOUT')
+        }
+        await eventually('the statement to be cancelled', 3000, async () => (await running(ctx, 'sleepy_rows')) === 0)
+        expect((await ctx.knex('sleepy_rows').where('id', 1).first('nap')).nap).toBe('awake')
+        expect((await request(app).get('/api/items/articles?limit=1')).status).toBe(200)
+      })
+    })
   })
 
   it('adds one statement listener to a knex instance, however many routers share it', () => {
