@@ -696,20 +696,21 @@ export class ItemsRepository {
   private async insert(trx: Db, collection: Collection, payload: Payload, returning: ReturningColumns | null): Promise<Inserted> {
     const pk = collection.primaryKey
     const { row, key } = this.insertRow(collection, payload)
+    // Past knex's runner (see run-statement.ts).
     const insert = trx(collection.table).insert(row)
     if (returning !== null) {
-      const [written] = (await this.dialect.returningInsert(trx, insert, returning)) as ReturnedRow[]
+      const [written] = await runBuilder<ReturnedRow[]>(trx, this.dialect.returningInsert(trx, insert, returning))
       return { key: key ?? (fromStorage(pk, written![pk.name], this.dialect) as PrimaryKey), row: written! }
     }
     if (key != null) {
-      await insert
+      await runBuilder(trx, insert)
       return { key }
     }
     if (this.dialect.insertReturnsKeyWithReturning) {
-      const [created] = await insert.returning(pk.column)
-      return { key: fromStorage(pk, created[pk.column], this.dialect) as PrimaryKey }
+      const [created] = await runBuilder<Record<string, unknown>[]>(trx, insert.returning(pk.column))
+      return { key: fromStorage(pk, created![pk.column], this.dialect) as PrimaryKey }
     }
-    const [id] = await insert
+    const [id] = await runBuilder<unknown[]>(trx, insert)
     return { key: fromStorage(pk, id, this.dialect) as PrimaryKey }
   }
 

@@ -25,6 +25,8 @@ interface RawQuery extends DriverQuery {
   bindings: unknown[]
   /** The columns a write returns, which the client's `processResponse` reads the rows by. */
   readonly returning?: unknown
+  /** What the client's `processResponse` answers instead of its own reading (mysql.ts's RETURNING). */
+  readonly output?: (...result: unknown[]) => unknown
 }
 
 /** The parts of knex's client used here (knex's typings do not describe them). */
@@ -33,6 +35,7 @@ interface Client {
   acquireConnection(): Promise<Connection>
   releaseConnection(connection: Connection): Promise<void>
   query(connection: Connection, query: RawQuery): Promise<RawQuery>
+  /** `runner` is `this` for a query's `output`; those the router runs here do not use it. */
   processResponse(query: RawQuery, runner: null): unknown
   cancelQuery(connection: Connection): Promise<unknown>
   emit(event: string, ...args: unknown[]): boolean
@@ -54,11 +57,11 @@ export function runStatement(db: Db, sql: string, bindings: readonly unknown[]):
  * runs as `runStatement`'s do. For the writes the router makes itself, never one a hook receives.
  */
 export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
-  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as Knex.Sql | Knex.Sql[])
+  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as unknown as RawQuery | RawQuery[])
   // Statements knex runs in several steps (SQLite's multi-statement forms) stay with knex.
   if (compiled === null || Array.isArray(compiled)) return builder.then() as Promise<T>
-  const { method, sql, bindings, options, returning } = compiled as Knex.Sql & { options?: object; returning?: unknown }
-  return execute(db, { method, sql, bindings: [...bindings], options: options ?? {}, returning }) as Promise<T>
+  // All of it, as the runner passes it: `returning` and `output` tell processResponse how to read the result.
+  return execute(db, { ...compiled, bindings: [...compiled.bindings], options: compiled.options ?? {} }) as Promise<T>
 }
 
 const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
