@@ -2,9 +2,9 @@
 // one-statement writes (`runBuilder`). Through them a statement costs its driver call plus 15–50 µs of CPU, 5–15 %
 // of a small read: a Raw to hold it, its text scanned again for placeholders, an id, a runner, the `start`
 // listeners (statement-guard.ts sets a timeout and a listener on each statement), the timeout's race and a dozen
-// promises. Such a statement's text is final and its values are bound, so it needs only knex's client: a connection from the pool, `client.query` (knex's `query` and `query-error`
-// events, the driver call and with it the router's statement reuse), and the request's limits, applied here as
-// knex's runner applies them.
+// promises. Such a statement's text is final and its values are bound, so it needs only knex's client: a
+// connection from the pool, `client.query` (knex's `query` and `query-error` events, the driver call and with it
+// the router's statement reuse), and the request's limits, applied here as knex's runner applies them.
 import { KnexTimeoutError, type Knex } from 'knex'
 import { pinnedTo } from './bare-transaction'
 import type { DriverQuery } from './dialects'
