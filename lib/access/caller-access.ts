@@ -40,6 +40,19 @@ export interface AccessSetup {
   readonly limits: Omit<FilterLimits, 'schema' | 'variables'>
 }
 
+/** Per router: the limits of the rules' own filters (every field), with a place for the caller's variables. */
+const ruleLimitsBase = new WeakMap<AccessSetup, FilterLimits>()
+
+/**
+ * The limits of the rules' own filters for a caller with these variables, on every request. Spread from a base
+ * that already holds `variables`, so the copy gains no property and takes V8's fast step (see extended.ts).
+ */
+function ruleLimits(setup: AccessSetup, variables: Variables): FilterLimits {
+  let base = ruleLimitsBase.get(setup)
+  if (base === undefined) ruleLimitsBase.set(setup, (base = { ...setup.limits, schema: fullView(setup.schema), variables: undefined }))
+  return { ...base, variables }
+}
+
 const where = (collection: Collection, action: Action): string => `collections.${collection.name}.access.${action}`
 
 /** A rule's filter, parsed against every field of the collection; a mistake in it is the host's (500, logged). */
@@ -134,7 +147,8 @@ function readAccess(
   if (!decisions.every((decision) => typeof decision === 'boolean')) return build()
   let kept = fixedReads.get(setup)
   if (kept === undefined) fixedReads.set(setup, (kept = new LruMap(true, FIXED_READS_KEPT)))
-  const key = `${collection.name}:${decisions.map((decision) => (decision ? 1 : 0)).join('')}`
+  let key = `${collection.name}:`
+  for (const decision of decisions) key += decision ? '1' : '0'
   let read = kept.get(key)
   if (read === undefined) kept.keep(key, (read = build()))
   return read
@@ -183,7 +197,7 @@ export class CallerAccess {
     const reachable = setup.reachable.get(collection)!
     const pending = reachable.map((each) => decide(setup, each, 'read', context))
     const access = (decisions: readonly AccessDecision[]): CallerAccess => {
-      const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables(context) }
+      const limits = ruleLimits(setup, callerVariables(context))
       return new CallerAccess(setup, context, readAccess(setup, collection, reachable, decisions, limits, now), limits, now)
     }
     return pending.some((decision) => decision instanceof Promise)
@@ -279,7 +293,7 @@ function decide(
 /** Checks the filters of fixed rules once, at creation, with every variable absent. */
 export function checkFixedRules(setup: AccessSetup): void {
   // Every variable is absent without a caller; unknown variable names still fail.
-  const limits: FilterLimits = { ...setup.limits, schema: fullView(setup.schema), variables: callerVariables({}) }
+  const limits = ruleLimits(setup, callerVariables({}))
   const now = new Date()
   for (const [collection, entries] of setup.entries) {
     for (const [action, entry] of Object.entries(entries)) {

@@ -10,14 +10,14 @@ export const createItems: ItemsHandler = async (_req, res, { writer, query, body
   if (Array.isArray(input)) {
     await respond(
       res,
-      (options) => writer.create(input, true, options),
+      (options) => writer().create(input, true, options),
       async (keys) => ({ status: 200, body: { data: await readBack(keys) } }),
     )
     return
   }
   await respond(
     res,
-    (options) => writer.create([input], false, options),
+    (options) => writer().create([input], false, options),
     async (keys) => itemAnswer(await readBack(keys)),
   )
 }

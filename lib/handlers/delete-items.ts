@@ -9,11 +9,11 @@ export const deleteItems: ItemsHandler = async (_req, res, { collection, writer,
   const input = body()
   const { maxBatchSize } = collection.limits
   if (Array.isArray(input)) {
-    await writer.delete(parseBodyKeys(collection, input, maxBatchSize))
+    await writer().delete(parseBodyKeys(collection, input, maxBatchSize))
   } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'keys' in input) {
-    await writer.delete(parseBodyKeys(collection, input.keys, maxBatchSize))
+    await writer().delete(parseBodyKeys(collection, input.keys, maxBatchSize))
   } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'query' in input) {
-    await writer.deleteWhere(selection(input.query))
+    await writer().deleteWhere(selection(input.query))
   } else {
     throw new InvalidPayloadError('Send an array of keys, { keys } or { query }')
   }

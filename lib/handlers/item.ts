@@ -41,14 +41,14 @@ export const updateItem: ItemsHandler = async (req, res, scope) => {
   await query()
   await respond(
     res,
-    (options) => writer.update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtag(scope, key))),
+    (options) => writer().update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtag(scope, key))),
     async () => itemAnswer(await readBack([key])),
   )
 }
 
 export const deleteItem: ItemsHandler = async (req, res, scope) => {
   const key = keyOf(scope.collection, String(req.params.id))
-  await scope.writer.delete([key], withIfMatch({}, req.get('If-Match'), currentEtag(scope, key)))
+  await scope.writer().delete([key], withIfMatch({}, req.get('If-Match'), currentEtag(scope, key)))
   sendNoContent(res)
 }
 

@@ -19,6 +19,7 @@ import { isPromiseLike } from '../is-promise-like'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
+import { extended } from '../extended'
 
 export interface ItemsScope {
   readonly collection: Collection
@@ -26,8 +27,11 @@ export interface ItemsScope {
   readonly versions: VersionsService
   /** The caller's access: their view of the schema and the rules of their writes. */
   readonly access: CallerAccess
-  /** The caller's writes to the collection, with access rules, hooks and events. */
-  readonly writer: ItemsWriter
+  /**
+   * The caller's writes to the collection, with access rules, hooks and events; made on first use, as a read never
+   * writes. A method rather than a getter: an object literal with a getter takes V8's slow path (0.3 µs a request).
+   */
+  writer(): ItemsWriter
   /**
    * The request's query parameters as a typed Query, through the caller's view (parsed on first use): from the
    * URL, or for SEARCH from the JSON body.
@@ -72,7 +76,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const resolved = CallerAccess.resolve(services.access, collection, isPromiseLike(caller) ? await caller : caller)
   const access = isPromiseLike(resolved) ? await resolved : resolved
   // Made when something is parsed: a request whose query was parsed before needs none of it.
-  const parser = (): ParserOptions => ({ ...services.parser, schema: access.view, variables: access.variables })
+  const parser = (): ParserOptions => extended(services.parser, { schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.originalUrl ?? req.url, services.queryString)
@@ -94,16 +98,13 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       ? null
       : queryKey(collection, () => access.signature, req.originalUrl ?? req.url)
   const query = (): Promise<Query> => (parsed ??= services.queries.parse(kept(), parse))
-  // Made on first use: a read never writes.
   let writer: ItemsWriter | undefined
   return {
     collection,
     repository: services.repository,
     versions: services.versions,
     access,
-    get writer() {
-      return (writer ??= writerFor(services, collection, access, query))
-    },
+    writer: () => (writer ??= writerFor(services, collection, access, query)),
     query,
     assertReadable: () => {
       if (!access.canRead(collection)) throw new ForbiddenError()

@@ -45,7 +45,7 @@ export const updateSingleton: ItemsHandler = async (
     keys[0] === undefined ? Promise.resolve(null) : etagOf(repository, access.view, collection, keys[0], trx)
   await respond(
     res,
-    async (options) => [await writer.saveSingleton(input, withIfMatch(options, req.get('If-Match'), etag))],
+    async (options) => [await writer().saveSingleton(input, withIfMatch(options, req.get('If-Match'), etag))],
     async (keys) => itemAnswer(await readBack(keys)),
   )
 }

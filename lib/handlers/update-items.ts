@@ -19,7 +19,7 @@ function updateEach({ collection, writer }: ItemsScope, items: unknown[], option
     }
     return { keys: [parseBodyKey(collection, item[pk])], data: item, item: index }
   })
-  return writer.update(changes, options)
+  return writer().update(changes, options)
 }
 
 function updateByForm(scope: ItemsScope, input: Record<string, unknown>, options: WriteOptions): Promise<PrimaryKey[]> {
@@ -30,9 +30,9 @@ function updateByForm(scope: ItemsScope, input: Record<string, unknown>, options
     throw new InvalidPayloadError('Send either { keys, data }, { query, data } or an array of items with their keys')
   }
   if (input.keys !== undefined) {
-    return writer.update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }], options)
+    return writer().update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }], options)
   }
-  return writer.updateWhere(scope.selection(input.query), input.data, options)
+  return writer().updateWhere(scope.selection(input.query), input.data, options)
 }
 
 export const updateItems: ItemsHandler = async (_req, res, scope) => {
