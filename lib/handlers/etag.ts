@@ -10,6 +10,7 @@ import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
+import { extended } from '../extended'
 
 /**
  * Output names of the fields a tag digests when they ride along in another read: no query can name them, as a
@@ -105,7 +106,7 @@ export function withIfMatch(
     if (!etagMatches(header, await etag(trx, keys))) throw new PreconditionFailedError()
     await options.guard?.(trx, keys)
   }
-  return { ...options, guard }
+  return extended(options, { guard })
 }
 
 /** Sets the ETag of a one-item read; answers 304 with no body, and true, when `If-None-Match` names it. */

@@ -9,6 +9,7 @@ import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
 import { exportItems } from './export-items'
 import type { ItemsHandler, ItemsScope } from './items-scope'
+import { extended } from '../extended'
 
 /**
  * Filter, search, sort and pagination select among the main items that have the version; each item of the page
@@ -41,7 +42,7 @@ async function listAtVersion(scope: ItemsScope, query: Query, key: string): Prom
 function metaOf(scope: ItemsScope, query: Query, page: Page): object | undefined {
   if (!query.meta.nextCursor) return page.meta
   const last = page.last ?? null
-  return { ...page.meta, next_cursor: last === null ? null : scope.cursorAfter(query, last) }
+  return extended(page.meta ?? {}, { next_cursor: last === null ? null : scope.cursorAfter(query, last) })
 }
 
 export const listItems: ItemsHandler = async (_req, res, scope) => {

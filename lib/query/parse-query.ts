@@ -14,6 +14,7 @@ import { parseSort } from './parse-sort'
 import { decodeCursor } from './cursor'
 import type { ExportFormat, MetaRequest, Query, Selection, SortNode } from './query'
 import type { RawQuery } from './read-query-string'
+import { extended } from '../extended'
 
 const MAX_VERSION_KEY_LENGTH = 64
 
@@ -125,7 +126,7 @@ function safeList(raw: unknown, parameter: string): string[] {
 export function parseQuery(raw: RawQuery, collection: Collection, given: ParserOptions, now = new Date()): Query {
   checkListEntries(raw, given.maxListEntries)
   // One budget for every filter of the request: the main one and each `deep` one.
-  const options = { ...given, budget: newFilterBudget() }
+  const options = extended(given, { budget: newFilterBudget() })
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)
@@ -167,7 +168,7 @@ export function parseSelection(raw: unknown, collection: Collection, given: Pars
     throw new InvalidPayloadError('"query" must be an object with filter, search, sort, limit or offset')
   }
   const query = raw as RawQuery
-  const options = { ...given, budget: newFilterBudget() }
+  const options = extended(given, { budget: newFilterBudget() })
   return {
     filter: both(options.schema.scope(collection), parseFilter(query.filter, collection, options, now)),
     search: parseSearch(query.search, collection, options.schema),

@@ -16,6 +16,7 @@ import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
 import { isPromiseLike } from '../is-promise-like'
+import { extended } from '../extended'
 
 /** Changes for some items: `data` as sent, for `keys`. */
 export interface Change {
@@ -308,7 +309,7 @@ export class ItemsWriter {
           early ??
           validateAll(
             await inOrder(changes, (change, index) =>
-              lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]!] }),
+              lifecycle.before(collection, 'beforeUpdate', change.data as Item, extended(this.meta(trx), { keys: [...keys[index]!] })),
             ),
           )
         const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))

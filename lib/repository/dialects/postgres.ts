@@ -9,6 +9,7 @@ import { isNetworkError } from './network-faults'
 import { lockNumber, lockRowsForUpdate } from './row-locks'
 import { dateText, numberText } from './driver-values'
 import { likePattern } from './like-pattern'
+import { extended } from '../../extended'
 
 const PARTS: Readonly<Record<DatePart, string>> = {
   year: 'YEAR',
@@ -88,7 +89,7 @@ const namedStatements: StatementReuse = {
       const candidate = `items_${createHash('sha1').update(query.sql).digest('base64url')}`
       if (kept.keep(query.sql, candidate)) name = candidate
     }
-    if (name !== undefined && query.options?.name === undefined) query.options = { ...query.options, name }
+    if (name !== undefined && query.options?.name === undefined) query.options = extended(query.options ?? {}, { name })
     return knexRun(query)
   },
 }
