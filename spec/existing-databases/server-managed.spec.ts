@@ -90,6 +90,38 @@ forEachDialect((ctx: DialectContext) => {
       expect(counted.count).toBe(0)
     })
 
+    it("a rule's preset lies above a declarative value, and the client's own field above a preset", async () => {
+      const ruled = express()
+      ruled.use(
+        '/api',
+        library.createItemsRouter({
+          knex: ctx.knex,
+          collections: {
+            notes: {
+              fields: {
+                id: { type: 'integer', primaryKey: true, autoIncrement: true },
+                body: { type: 'text' },
+                created_by: { type: 'integer', onCreate: 'user' },
+                updated_by: { type: 'integer', onUpdate: 'user' },
+              },
+              access: { read: true, create: { presets: { created_by: 41, body: 'preset' } }, update: { presets: { updated_by: 42 } } },
+            },
+          },
+          context: () => ({ user: { id: 9 } }),
+        }),
+      )
+      const created = await request(ruled).post('/api/items/notes').send({})
+      expect(created.status).toBe(200)
+      expect(created.body.data).toMatchObject({ body: 'preset', created_by: 41, updated_by: null })
+      const sent = await request(ruled).post('/api/items/notes').send({ body: 'mine' })
+      expect(sent.body.data).toMatchObject({ body: 'mine', created_by: 41 })
+      const updated = await request(ruled)
+        .patch(`/api/items/notes/${String(created.body.data.id)}`)
+        .send({ body: 'edited' })
+      expect(updated.status).toBe(200)
+      expect(updated.body.data).toMatchObject({ body: 'edited', created_by: 41, updated_by: 42 })
+    })
+
     it('a batch shares one instant; without a user the user fields are null', async () => {
       const created = await request(app)
         .post('/api/items/notes')
