@@ -203,26 +203,34 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
       parsed(req, res, next)
     }, next)
   })
-  router.get('/items/:collection', items(bySingleton(readSingleton, listItems)))
-  // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
-  router.search('/items/:collection', items(bySingleton(readSingleton, listItems)))
-  router.post('/items/:collection', items(bySingleton(notServedOnSingletons, createItems)))
-  router.patch('/items/:collection', items(bySingleton(updateSingleton, updateItems)))
-  router.delete('/items/:collection', items(bySingleton(notServedOnSingletons, deleteItems)))
-  router.get('/items/:collection/singleton', items(bySingleton(readSingleton, readItem)))
-  router.patch('/items/:collection/singleton', items(bySingleton(updateSingleton, updateItem)))
-  router.get('/items/:collection/:id', items(always(readItem)))
-  router.patch('/items/:collection/:id', items(always(updateItem)))
-  router.delete('/items/:collection/:id', items(always(deleteItem)))
+  // One route per path, its methods inside: Express matches every layer's path against a request until one
+  // handles it, so a route per method and path made a PATCH of one item try ten patterns.
+  router
+    .route('/items/:collection')
+    .get(items(bySingleton(readSingleton, listItems)))
+    // Directus's SEARCH: the GET parameters as a JSON body, for queries too large or too structured for a URL.
+    .search(items(bySingleton(readSingleton, listItems)))
+    .post(items(bySingleton(notServedOnSingletons, createItems)))
+    .patch(items(bySingleton(updateSingleton, updateItems)))
+    .delete(items(bySingleton(notServedOnSingletons, deleteItems)))
+  router
+    .route('/items/:collection/singleton')
+    .get(items(bySingleton(readSingleton, readItem)))
+    .patch(items(bySingleton(updateSingleton, updateItem)))
+  router
+    .route('/items/:collection/:id')
+    .get(items(always(readItem)))
+    .patch(items(always(updateItem)))
+    .delete(items(always(deleteItem)))
   router.use('/items', (req, _res, next) => next(routeNotFound(req)))
 
-  router.get('/versions', version(listVersions))
-  router.post('/versions', version(createVersion))
-  router.patch('/versions', version(renameVersions))
-  router.delete('/versions', version(deleteVersions))
-  router.get('/versions/:id', version(readVersion))
-  router.patch('/versions/:id', version(renameVersion))
-  router.delete('/versions/:id', version(deleteVersion))
+  router
+    .route('/versions')
+    .get(version(listVersions))
+    .post(version(createVersion))
+    .patch(version(renameVersions))
+    .delete(version(deleteVersions))
+  router.route('/versions/:id').get(version(readVersion)).patch(version(renameVersion)).delete(version(deleteVersion))
   router.post('/versions/:id/save', version(saveVersion))
   router.get('/versions/:id/compare', version(compareVersion))
   router.post('/versions/:id/promote', version(promoteVersion))
