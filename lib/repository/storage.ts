@@ -61,7 +61,11 @@ export function selectColumn(knex: Knex, field: Field, dialect: Dialect, from?: 
   return dialect.readAsText.has(field.type) ? knex.raw(`${dialect.textCast} as ??`, [column, output]) : `${column} as ${output}`
 }
 
-/** A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first. */
+/**
+ * A value read from `field`'s column to its canonical JSON form: the dialect undoes its driver's quirks first.
+ * Most values a read returns are already canonical (see FieldTypeSpec.readsAsItself) and pass as they are.
+ */
 export function fromStorage(field: Field, raw: unknown, dialect: Dialect): unknown {
-  return raw === null || raw === undefined ? null : field.spec.fromDatabase(dialect.readValue(raw, field.type), field)
+  if (raw === null || raw === undefined) return null
+  return typeof raw === field.spec.readsAsItself ? raw : field.spec.fromDatabase(dialect.readValue(raw, field.type), field)
 }

@@ -50,6 +50,12 @@ export interface FieldTypeSpec {
    * (Buffer, Date, numbers for exact types) reach it as text: see the dialects' `readValue`.
    */
   fromDatabase(raw: unknown, field: TypedField): unknown
+  /**
+   * The JavaScript type of driver values that `fromDatabase` (after any dialect's `readValue`) answers unchanged:
+   * an integer's number, a string's text. fromStorage returns those as they are, skipping two calls on most
+   * values a read returns; spec/repository/dialects/read-value.spec.ts holds each type to it.
+   */
+  readonly readsAsItself?: 'number' | 'string' | 'boolean'
 }
 
 const INT32_MIN = -2_147_483_648
@@ -172,6 +178,7 @@ const stringSpec = (): FieldTypeSpec => ({
     typeof value === 'string' ? (unstorableText(value) ? undefined : value) : typeof value === 'number' ? String(value) : undefined,
   fromText: (text) => (unstorableText(text) ? undefined : text),
   fromDatabase: (raw) => String(raw),
+  readsAsItself: 'string',
 })
 
 function temporalSpec(
@@ -204,6 +211,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromJson: integerFromJson,
     fromText: integerFromJson,
     fromDatabase: (raw) => Number(raw),
+    readsAsItself: 'number',
   },
   bigInteger: {
     ...plain,
@@ -226,6 +234,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
       typeof value === 'number' && Number.isFinite(value) ? value : typeof value === 'string' ? floatFromText(value) : undefined,
     fromText: floatFromText,
     fromDatabase: (raw) => Number(raw),
+    readsAsItself: 'number',
   },
   decimal: {
     ...plain,
@@ -259,6 +268,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromText: booleanFromText,
     // Text forms: SQLite and MySQL store 1/0, PostgreSQL's text cast gives 't'/'f', other writers 'true'.
     fromDatabase: (raw) => (typeof raw === 'string' ? raw === '1' || raw === 't' || raw.toLowerCase() === 'true' : Boolean(raw)),
+    readsAsItself: 'boolean',
   },
   // `$NOW` is an instant; each temporal type keeps the part of it that it stores (the UTC wall clock).
   date: temporalSpec('items-date', parseDate, { date: true, time: false }, (iso) => iso.slice(0, 10)),

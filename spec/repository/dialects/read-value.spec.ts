@@ -1,11 +1,13 @@
 // Each dialect turns the values its driver builds (Date, Buffer, numbers) into the canonical JSON form,
 // through fromStorage as the repository reads them; text passes through every dialect unchanged.
+import fc from 'fast-check'
 import type { Dialect, DialectName } from '../../../lib/repository/dialects'
 import { mysql } from '../../../lib/repository/dialects/mysql'
 import { postgres } from '../../../lib/repository/dialects/postgres'
 import { sqlite } from '../../../lib/repository/dialects/sqlite'
 import { fromStorage } from '../../../lib/repository/storage'
 import { buildSchema } from '../../../lib/schema/build-schema'
+import { FIELD_TYPES } from '../../../lib/schema/field-types'
 import type { Field } from '../../../lib/schema/collection'
 import type { FieldType } from '../../../lib/types'
 
@@ -83,5 +85,34 @@ describe('readValue through fromStorage', () => {
     for (const name of dialects) {
       expect({ dialect: name, value: fromStorage(field(type, scale), raw, DIALECTS[name]) }).toEqual({ dialect: name, value: expected })
     }
+  })
+})
+
+describe('values that read as themselves', () => {
+  const JS_VALUES = {
+    number: fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, 2 ** 53, -(2 ** 31))),
+    string: fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('', 'NULL', '1', 'true', ' 42 ')),
+    boolean: fc.boolean(),
+  }
+  const shortcuts = Object.entries(FIELD_TYPES).flatMap(([type, spec]) =>
+    spec.readsAsItself === undefined ? [] : [[type as FieldType, spec.readsAsItself] as const],
+  )
+
+  it('are declared for the plain scalar types', () => {
+    expect(shortcuts.map(([type]) => type).sort()).toEqual(['boolean', 'float', 'integer', 'string', 'text'])
+  })
+
+  // fromStorage returns such a value as it is: that must be what the full reading would answer, on every dialect.
+  it.each(shortcuts)('%s: a %s the driver hands over is what readValue and fromDatabase make of it', (type, jsType) => {
+    const typed = field(type)
+    fc.assert(
+      fc.property(JS_VALUES[jsType], (raw: unknown) => {
+        for (const dialect of Object.values(DIALECTS)) {
+          expect(Object.is(typed.spec.fromDatabase(dialect.readValue(raw, type), typed), raw)).toBe(true)
+          expect(Object.is(fromStorage(typed, raw, dialect), raw)).toBe(true)
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 })
