@@ -175,7 +175,7 @@ export class ItemLoader {
   }
 
   /** Whether the host post-processes knex's responses, which then must hold rows as knex would give them. */
-  private readonly postProcesses: boolean
+  readonly postProcesses: boolean
 
   /** Whether `loadArrays` may read: not where the host post-processes responses, expecting rows as objects. */
   get readsArrays(): boolean {

@@ -16,6 +16,8 @@ import { runBuilder } from './run-statement'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { columnValue, fromStorage, toStorage } from './storage'
 import { compileFilter } from './compile-filter'
+import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import { Shape } from '../query/query-shape'
 import { ReadRouting } from './read-routing'
 import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
 import { isPromiseLike } from '../is-promise-like'
@@ -106,6 +108,8 @@ function plainFields(query: Query): Field[] | null {
 
 export class ItemsRepository {
   private readonly loader: ItemLoader
+  /** The kept shapes of the one-item UPDATEs (see `updateWithin`). */
+  private readonly writes: StatementPlans
 
   private readonly knex: Knex
   private readonly routing: ReadRouting
@@ -127,6 +131,7 @@ export class ItemsRepository {
     this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
     this.knex = this.routing.primary
     this.loader = new ItemLoader(this.knex, dialect, maxLoadedRows)
+    this.writes = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !this.loader.postProcesses)
   }
 
   /** Where a read outside a transaction runs: the replica for read requests when there is one. */
@@ -393,11 +398,31 @@ export class ItemsRepository {
   ): Promise<ReturnedRow | null> {
     if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
     const pk = collection.primaryKey
-    const qb = db(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
-    if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
+    const row = this.toRow(payload)
+    const where = (qb: Knex.QueryBuilder, boundKey: unknown): Knex.QueryBuilder => {
+      qb.where(pk.column, boundKey as Knex.Value)
+      if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
+      return qb
+    }
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
-    if (returning === null) return runBuilder<number>(db, qb.update(this.toRow(payload))).then((changed) => (changed > 0 ? {} : null))
-    return runBuilder<ReturnedRow[]>(db, qb.update(this.toRow(payload)).returning(returning)).then((rows) => rows[0] ?? null)
+    if (returning !== null) {
+      const qb = where(db(collection.table), toStorage(pk, key, this.dialect))
+        .update(row)
+        .returning(returning)
+      return runBuilder<ReturnedRow[]>(db, qb).then((rows) => rows[0] ?? null)
+    }
+    // Without RETURNING (MySQL's UPDATE has none), the statement's shape is compiled once: the fields it sets,
+    // the rule's scope; the key and the values are bound.
+    const columns = Object.keys(row)
+    const bound = [toStorage(pk, key, this.dialect), ...Object.values(row)]
+    const shape = new Shape('update').schema(collection)
+    for (const field of payload.keys()) shape.schema(field)
+    shape.filter(scope)
+    const compile = (): Knex.QueryBuilder => {
+      const [boundKey, ...values] = boundList(bound)
+      return where(db(collection.table), boundKey).update(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+    }
+    return this.writes.write<number>(db, shape, compile, bound).then((changed) => (changed > 0 ? {} : null))
   }
 
   /**

@@ -42,14 +42,18 @@ interface Client {
 }
 
 /**
- * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it. A bare transaction's
- * statements run on its connection; a knex transaction's go through knex, whose transactions run on a client of
- * their own. knex's `start` event does not fire for the statements run here, and its `query-response` event
- * has no builder.
+ * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it; with a `method` of knex's
+ * ('update'), as a builder of that method would (its count of changed rows). A bare transaction's statements
+ * run on its connection; a knex transaction's go through knex, whose transactions run on a client of their own
+ * (a raw statement only: a kept write there is compiled afresh, see StatementPlans.write). knex's `start` event does not fire for the
+ * statements run here, and its `query-response` event has no builder.
  */
-export function runStatement(db: Db, sql: string, bindings: readonly unknown[]): Promise<unknown> {
-  if (inKnexTransaction(db)) return db.raw(sql, bindings as Knex.RawBinding[]).then()
-  return execute(db, { method: 'raw', sql, bindings: bindings.slice(), options: {} })
+export function runStatement(db: Db, sql: string, bindings: readonly unknown[], method = 'raw'): Promise<unknown> {
+  if (inKnexTransaction(db)) {
+    if (method !== 'raw') return Promise.reject(new Error(`express-items-router: a kept ${method} cannot run in a knex transaction`))
+    return db.raw(sql, bindings as Knex.RawBinding[]).then()
+  }
+  return execute(db, { method, sql, bindings: bindings.slice(), options: {} })
 }
 
 /**
@@ -64,7 +68,8 @@ export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
   return execute(db, { ...compiled, bindings: [...compiled.bindings], options: compiled.options ?? {} }) as Promise<T>
 }
 
-const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
+/** Whether `db` is a knex transaction, whose statements knex must run (see runStatement). */
+export const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
 
 function execute(db: Db, compiled: RawQuery): Promise<unknown> {
   const { sql, bindings } = compiled

@@ -1,4 +1,4 @@
-// Compiles each read statement's shape once. A shape is everything that decides a statement's SQL text: the
+// Compiles each read statement's shape once, and a one-item UPDATE's (`write`). A shape is everything that decides a statement's SQL text: the
 // table, the columns, the filter's tree with its fields and operators, the sort, the groups and aggregates,
 // whether there is a limit and an offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
 // and later ones bind their own values into it, past the query builder, and run it past knex's runner too
@@ -16,7 +16,7 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from './dialects'
 import { checkingCaches } from '../cache-checks'
 import { LruMap } from '../lru-map'
-import { runStatement } from './run-statement'
+import { inKnexTransaction, runBuilder, runStatement } from './run-statement'
 import type { Db } from './item-loader'
 
 type Row = Record<string, unknown>
@@ -50,6 +50,8 @@ interface Plan {
   readonly sql: string
   readonly bindings: readonly Slot[]
   readonly calls: readonly Call[]
+  /** knex's name for what the statement does ('select', 'update'): how a write's result is read. */
+  readonly method: string
 }
 
 /** The compile in progress, while one runs (compiling is synchronous): where comparison fragments get their slots. */
@@ -167,7 +169,34 @@ export class StatementPlans {
     if (plan === null || bindings === null) return rowsOfFresh(compile, page, around)
     return runStatement(db, plan.sql, bindings).then(this.rowsOf)
   }
+
+  /**
+   * What awaiting the write `compile` builds gives (an UPDATE's count of changed rows), run from the kept plan of
+   * `shape` when there is one. `compile` binds every value of its own, the SET values included, through
+   * `boundList(bound)`; a write that returns rows, or binds a value elsewhere, is compiled each time.
+   */
+  write<T>(db: Db, shape: Shape, compile: () => Knex.QueryBuilder, bound: readonly unknown[]): Promise<T> {
+    try {
+      const key = `${shape.key},${bound.length}`
+      const values: Values = { page: [], bound }
+      // A value knex would write as SQL (a raw expression) has no slot.
+      let plan = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder) ? this.plans.get(key) : null
+      if (plan === undefined) {
+        plan = record(shape, UNPAGED, compile, null)
+        this.plans.keep(key, plan)
+      }
+      const bindings = plan && bind(plan, shape, values)
+      if (plan === null || bindings === null) return runBuilder<T>(db, compile())
+      if (checkingCaches()) check(plan, bindings, shape, UNPAGED, compile, null)
+      return runStatement(db, plan.sql, bindings, plan.method) as Promise<T>
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
 }
+
+/** A statement without LIMIT or OFFSET (a write). */
+const UNPAGED: Page = { limit: null, offset: 0 }
 
 const rowsOfFresh = (compile: () => Knex.QueryBuilder, page: Page, around: Around | null): Promise<Row[]> =>
   Promise.resolve(fresh(compile, page, around) as PromiseLike<Row[]>)
@@ -196,6 +225,8 @@ function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder, arou
   }
   let sql = compiled.sql
   const bindings = [...compiled.bindings] as unknown[]
+  // A write's returned rows are read through what knex compiled with it, which a plan does not keep.
+  const { returning, output } = compiled as Knex.Sql & { returning?: unknown; output?: unknown }
   if (page.limit !== null) {
     sql += ' limit ?'
     bindings.push(new Slot(PAGE, 0))
@@ -204,14 +235,19 @@ function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder, arou
     sql += ' offset ?'
     bindings.push(new Slot(PAGE, 1))
   }
-  let keepable = recorder.keepable && bindings.every((binding) => binding instanceof Slot) && placeholders(sql) === bindings.length
+  let keepable =
+    recorder.keepable &&
+    returning === undefined &&
+    output === undefined &&
+    bindings.every((binding) => binding instanceof Slot) &&
+    placeholders(sql) === bindings.length
   if (around) {
     const outer = around(PAGED).toSQL()
     keepable &&= outer.bindings.length === 0 && placeholders(outer.sql) === 0
     const inner = sql
     sql = outer.sql.replace(PAGED, () => inner)
   }
-  return keepable ? { sql, bindings: bindings as Slot[], calls: recorder.calls } : null
+  return keepable ? { sql, bindings: bindings as Slot[], calls: recorder.calls, method: compiled.method } : null
 }
 
 interface Values {

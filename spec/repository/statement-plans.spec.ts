@@ -9,6 +9,7 @@ import { dialectOf } from '../../lib/repository/dialects'
 import { checkCaches } from '../../lib/cache-checks'
 import { Shape } from '../../lib/query/query-shape'
 import { StatementPlans } from '../../lib/repository/statement-plans'
+import { collections } from '../../fixtures/schema'
 import { createApp } from '../support/app'
 import { foldsKeyLists, forEachDialect } from '../support/dialects'
 
@@ -98,6 +99,34 @@ forEachDialect((ctx) => {
         checkCaches(true)
         builders.mockRestore()
       }
+    })
+
+    it("keeps a one-item UPDATE's shape where it returns no row: the next one of the shape builds no query", async () => {
+      // An afterUpdate hook has the answer read after the write, so the UPDATE returns no row on every database.
+      const events: unknown[] = []
+      const hooks = { afterUpdate: (event: { keys: unknown }): void => void events.push(event.keys) }
+      const hooked = createApp(ctx.knex, { collections: { ...collections, articles: { ...collections.articles, hooks } } })
+      await request(hooked).patch('/api/items/articles/3?fields=id,rating').send({ rating: 2 }).expect(200)
+      const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
+      checkCaches(false)
+      try {
+        const { result, sql } = await ctx.countQueries(() =>
+          request(hooked).patch('/api/items/articles/4?fields=id,rating').send({ rating: 5 }),
+        )
+        expect(result.status).toBe(200)
+        expect(result.body.data).toEqual({ id: 4, rating: 5 })
+        expect(sql.filter((text) => /^(\/\*.*?\*\/ )?update /.test(text))).toHaveLength(1)
+        expect(builders).not.toHaveBeenCalled()
+      } finally {
+        checkCaches(true)
+        builders.mockRestore()
+      }
+      expect(await ctx.knex('articles').where('id', 4).first('rating')).toEqual({ rating: 5 })
+      expect(events).toEqual([[3], [4]])
+      // Another set of fields is another shape; a key with no row still answers 404.
+      await request(hooked).patch('/api/items/articles/4').send({ title: 'Kept', rating: 1 }).expect(200)
+      expect(await ctx.knex('articles').where('id', 4).first('title', 'rating')).toEqual({ title: 'Kept', rating: 1 })
+      await request(hooked).patch('/api/items/articles/99999').send({ rating: 5 }).expect(404)
     })
 
     it("runs a kept shape past knex's runner, reported to the knex instance's query and query-response listeners", async () => {
