@@ -45,8 +45,8 @@ interface Client {
  * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it; with a `method` of knex's
  * ('update'), as a builder of that method would (its count of changed rows). A bare transaction's statements
  * run on its connection; a knex transaction's go through knex, whose transactions run on a client of their own
- * (a raw statement only: a kept write there is compiled afresh, see StatementPlans.write). knex's `start` event does not fire for the
- * statements run here, and its `query-response` event has no builder.
+ * (a raw statement only: a kept write there is compiled afresh, see StatementPlans.write). knex's `start` event
+ * does not fire for the statements run here, and its `query-response` event has no builder.
  */
 export function runStatement(db: Db, sql: string, bindings: readonly unknown[], method = 'raw'): Promise<unknown> {
   if (inKnexTransaction(db)) {

@@ -1,7 +1,8 @@
-// Compiles each read statement's shape once, and a one-item UPDATE's (`write`). A shape is everything that decides a statement's SQL text: the
-// table, the columns, the filter's tree with its fields and operators, the sort, the groups and aggregates,
-// whether there is a limit and an offset. Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router)
-// and later ones bind their own values into it, past the query builder, and run it past knex's runner too
+// Compiles each read statement's shape once, and a one-item UPDATE's (`write`). A shape is everything that
+// decides a statement's SQL text: the table, the columns, the filter's tree with its fields and operators, the
+// sort, the groups and aggregates, whether there is a limit and an offset; for an UPDATE, the fields it sets.
+// Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router) and
+// later ones bind their own values into it, past the query builder, and run it past knex's runner too
 // (run-statement.ts).
 //
 // Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
