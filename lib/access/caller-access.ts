@@ -154,6 +154,27 @@ function readAccess(
   return read
 }
 
+/** Per router and collection: the read access when no entry it reaches decides per caller; null when one does. */
+const constantReads = new WeakMap<AccessSetup, Map<Collection, ReadAccess | null>>()
+
+/**
+ * The read access of `collection` when every read entry it reaches is a plain `true` or `false`: the same for
+ * every caller, so a request neither runs the entries nor keys the pattern (readAccess) to find it.
+ */
+function constantRead(setup: AccessSetup, collection: Collection, reachable: readonly Collection[]): ReadAccess | null {
+  let byCollection = constantReads.get(setup)
+  if (byCollection === undefined) constantReads.set(setup, (byCollection = new Map()))
+  let read = byCollection.get(collection)
+  if (read === undefined) {
+    const entries = reachable.map((each) => setup.entries.get(each)!.read)
+    const fixed = entries.every((entry): entry is boolean => typeof entry === 'boolean')
+    // Boolean decisions use neither the limits nor the instant (see readGrant).
+    read = fixed ? readAccess(setup, collection, reachable, entries, ruleLimits(setup, callerVariables({})), new Date()) : null
+    byCollection.set(collection, read)
+  }
+  return read
+}
+
 /** The access of one caller. Collections a request cannot reach are treated as unreadable. */
 export class CallerAccess {
   private constructor(
@@ -195,6 +216,8 @@ export class CallerAccess {
     now = new Date(),
   ): CallerAccess | Promise<CallerAccess> {
     const reachable = setup.reachable.get(collection)!
+    const constant = constantRead(setup, collection, reachable)
+    if (constant !== null) return new CallerAccess(setup, context, constant, ruleLimits(setup, callerVariables(context)), now)
     const pending = reachable.map((each) => decide(setup, each, 'read', context))
     const access = (decisions: readonly AccessDecision[]): CallerAccess => {
       const limits = ruleLimits(setup, callerVariables(context))
