@@ -159,16 +159,9 @@ export class StatementPlans {
   ): Promise<Row[]> {
     if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return rowsOfFresh(compile, page, around)
     const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
-    const values: Values = { page: [page.limit, page.offset], bound }
-    let plan = this.plans.get(key)
-    let bindings = plan ? bind(plan, shape, values) : null
-    if (plan === undefined || (plan !== null && bindings === null)) {
-      plan = record(shape, page, compile, around)
-      this.plans.keep(key, plan)
-      bindings = plan && bind(plan, shape, values)
-    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
-    if (plan === null || bindings === null) return rowsOfFresh(compile, page, around)
-    return runStatement(db, plan.sql, bindings).then(this.rowsOf)
+    const kept = this.kept(key, shape, page, compile, around, { page: [page.limit, page.offset], bound })
+    if (kept === null) return rowsOfFresh(compile, page, around)
+    return runStatement(db, kept.plan.sql, kept.bindings).then(this.rowsOf)
   }
 
   /**
@@ -178,21 +171,36 @@ export class StatementPlans {
    */
   write<T>(db: Db, shape: Shape, compile: () => Knex.QueryBuilder, bound: readonly unknown[]): Promise<T> {
     try {
-      const key = `${shape.key},${bound.length}`
-      const values: Values = { page: [], bound }
       // A value knex would write as SQL (a raw expression) has no slot.
-      let plan = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder) ? this.plans.get(key) : null
-      if (plan === undefined) {
-        plan = record(shape, UNPAGED, compile, null)
-        this.plans.keep(key, plan)
-      }
-      const bindings = plan && bind(plan, shape, values)
-      if (plan === null || bindings === null) return runBuilder<T>(db, compile())
-      if (checkingCaches()) check(plan, bindings, shape, UNPAGED, compile, null)
-      return runStatement(db, plan.sql, bindings, plan.method) as Promise<T>
+      const keepable = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder)
+      const kept = keepable ? this.kept(`${shape.key},${bound.length}`, shape, UNPAGED, compile, null, { page: [], bound }) : null
+      if (kept === null) return runBuilder<T>(db, compile())
+      return runStatement(db, kept.plan.sql, kept.bindings, kept.plan.method) as Promise<T>
     } catch (error) {
       return Promise.reject(error)
     }
+  }
+
+  /**
+   * The kept plan under `key` with the request's values bound: recorded now when there is none, or when a value
+   * changed its comparison's text. null: the statement is compiled afresh.
+   */
+  private kept(
+    key: string,
+    shape: Shape,
+    page: Page,
+    compile: () => Knex.QueryBuilder,
+    around: Around | null,
+    values: Values,
+  ): { readonly plan: Plan; readonly bindings: unknown[] } | null {
+    let plan = this.plans.get(key)
+    let bindings = plan ? bind(plan, shape, values) : null
+    if (plan === undefined || (plan !== null && bindings === null)) {
+      plan = record(shape, page, compile, around)
+      this.plans.keep(key, plan)
+      bindings = plan && bind(plan, shape, values)
+    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
+    return plan === null || bindings === null ? null : { plan, bindings }
   }
 }
 
