@@ -695,15 +695,22 @@ export class ItemLoader {
         for (const row of found) rows.push(row)
       }
     }
+    const groups = new Map<string, unknown[]>()
+    const add = (row: Row, value: unknown): void => {
+      const parent = rowKeyId(row, foreignKey, this.dialect)
+      const list = groups.get(parent)
+      if (list === undefined) groups.set(parent, [value])
+      else list.push(value)
+    }
+    if (node.children === null) {
+      // A list of keys: each row's key is all it answers, so no item is built for it.
+      const key = related.primaryKey
+      for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
+      return groups
+    }
     const shaped = this.shape(db, related, fields, rows, budget)
     const items = isPromiseLike(shaped) ? await shaped : shaped
-    const groups = new Map<string, unknown[]>()
-    rows.forEach((row, index) => {
-      const parent = rowKeyId(row, foreignKey, this.dialect)
-      const list = groups.get(parent) ?? []
-      list.push(node.children === null ? items[index]!.key : items[index]!)
-      groups.set(parent, list)
-    })
+    rows.forEach((row, index) => add(row, items[index]))
     return groups
   }
 
