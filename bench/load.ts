@@ -1,13 +1,16 @@
 // The load generator of `npm run bench`, in a child process of its own so that the server's CPU time per request
 // (process.cpuUsage in the parent) holds the server's work only. Answers each `{ url, method, body, ms,
-// concurrency }` message with how many requests completed and their median latency. A `{n}` in the URL becomes
-// a number new to each request, so that no two requests send the same URL.
+// concurrency, requests? }` message with how many requests completed and their median latency: for `ms`, or
+// exactly `requests` of them when given. A `{n}` in the URL becomes a number new to each request, so that no two
+// requests send the same URL.
 export interface LoadOrder {
   readonly url: string
   readonly method: string
   readonly body?: string
   readonly ms: number
   readonly concurrency: number
+  /** Send this many requests and stop, however long they take, instead of sending for `ms`. */
+  readonly requests?: number
 }
 
 export interface LoadReport {
@@ -27,8 +30,10 @@ async function run(order: LoadOrder): Promise<LoadReport> {
   const end = performance.now() + order.ms
   const [head, tail] = order.url.split('{n}')
   const url = (): string => (tail === undefined ? order.url : `${head}${sent++}${tail}`)
+  let left = order.requests ?? Number.POSITIVE_INFINITY
+  const more = (): boolean => (order.requests === undefined ? performance.now() < end : left-- > 0)
   const worker = async (): Promise<void> => {
-    while (performance.now() < end) {
+    while (more()) {
       const start = performance.now()
       const response = await fetch(url(), { method: order.method, headers, body: order.body })
       await response.arrayBuffer()

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
+import { PerformanceObserver } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import type { DialectName } from '../lib/repository/dialects'
@@ -129,12 +130,14 @@ interface Row {
   readonly pair: Pair
   readonly router: Side
   readonly hand: Side
+  /** Bytes each side allocates per request (see allocatedPerRequest); null when every sample met a collection. */
+  readonly allocated: { readonly router: number | null; readonly hand: number | null }
 }
 
 const perSecond = (side: Side): number => side.requests / side.seconds
 const cpuPerRequest = (side: Side): number => side.cpuMs / side.requests
 /** Hand-written CPU per request over the router's: above 1, the router does the same request for less. */
-const cpuRatio = (row: Row): number => cpuPerRequest(row.hand) / cpuPerRequest(row.router)
+const cpuRatio = (row: Pick<Row, 'router' | 'hand'>): number => cpuPerRequest(row.hand) / cpuPerRequest(row.router)
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
 
 class LoadGenerator {
@@ -218,6 +221,44 @@ async function timed(load: LoadGenerator, url: string, pair: Pair, side: Side): 
 
 const emptySide = (): Side => ({ requests: 0, seconds: 0, cpuMs: 0, failed: 0, p50s: [] })
 
+/** Samples per side, and the requests each sends: fewer where ten allocate more than a collection lets grow. */
+const ALLOCATION_SAMPLES = 9
+const ALLOCATION_REQUESTS = [10, 1]
+
+/** Garbage collections of this process so far. */
+let collectionsRun = 0
+new PerformanceObserver((list) => {
+  collectionsRun += list.getEntries().length
+}).observe({ entryTypes: ['gc'] })
+
+/** The observer hears of a collection only after it ran (the forced one too): a pause lets it catch up. */
+const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10))
+
+/**
+ * The bytes of JavaScript heap this process allocates per request, client excluded: the heap's growth over a few
+ * requests sent one at a time after a full collection, from samples that no collection interrupted (the median).
+ * Unlike CPU time, it hardly moves with the machine's load: a check of "allocates no more than its answer needs"
+ * that a shared machine cannot blur. Null when every sample met a collection.
+ */
+async function allocatedPerRequest(load: LoadGenerator, url: string, pair: Pair): Promise<number | null> {
+  for (const requests of ALLOCATION_REQUESTS) {
+    const samples: number[] = []
+    for (let sample = 0; sample < ALLOCATION_SAMPLES; sample++) {
+      global.gc?.()
+      await settled()
+      const before = { heap: process.memoryUsage().heapUsed, collections: collectionsRun }
+      await load.run({ url, method: pair.method, body: pair.body, ms: 0, concurrency: 1, requests })
+      const heap = process.memoryUsage().heapUsed
+      await settled()
+      if (collectionsRun === before.collections) samples.push((heap - before.heap) / requests)
+    }
+    if (samples.length > 0) return median(samples)
+  }
+  return null
+}
+
+const kib = (bytes: number | null): string => (bytes === null ? '—' : (bytes / 1024).toFixed(1))
+
 async function benchDialect(name: DialectName, load: LoadGenerator): Promise<string[]> {
   const unreachable = await probe(name)
   if (unreachable) {
@@ -248,8 +289,9 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   }
   global.gc?.()
   const heapBefore = process.memoryUsage().heapUsed
+  const timedRows: Array<Omit<Row, 'allocated'>> = []
   for (const pair of PAIRS) {
-    const row: Row = { pair, router: emptySide(), hand: emptySide() }
+    const row = { pair, router: emptySide(), hand: emptySide() }
     for (let round = 0; round < ROUNDS; round += 1) {
       const sides: Array<[string, Side]> = [
         [`${base}/api${pair.router}`, row.router],
@@ -261,11 +303,19 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
         await profiled(`${name}-${pair.name}-${round}-${which}`, () => timed(load, url, pair, side))
       }
     }
-    rows.push(row)
+    timedRows.push(row)
     console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(row).toFixed(2)}`)
   }
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
+  // After the heap's second reading, since the samples' own requests would count as growth there.
+  for (const row of timedRows) {
+    const allocated = {
+      router: await allocatedPerRequest(load, `${base}/api${row.pair.router}`, row.pair),
+      hand: await allocatedPerRequest(load, `${base}/hand${row.pair.hand}`, row.pair),
+    }
+    rows.push({ ...row, allocated })
+  }
   server.close()
   // An in-memory SQLite database goes with its connection. Dropping it table by table would check every deleted
   // article against the comments referencing it (foreign_keys is on, no index on the key): after the batch runs
@@ -276,8 +326,8 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const lines = [
     `### ${name}`,
     '',
-    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const ratio = cpuRatio(row)
       const failed = row.router.failed + row.hand.failed
@@ -292,6 +342,8 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
         `≥ ${row.pair.goal}`,
         median(row.router.p50s).toFixed(2),
         median(row.hand.p50s).toFixed(2),
+        kib(row.allocated.router),
+        kib(row.allocated.hand),
       ]
       return `| ${cells.join(' | ')} |`
     }),
@@ -327,7 +379,10 @@ async function main(): Promise<void> {
       'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
       "over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server's time and, " +
       "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Both answers are checked equal " +
-      'before timing (writes: without the keys the database assigns; the batch: the number of items).',
+      'before timing (writes: without the keys the database assigns; the batch: the number of items). KiB/req: ' +
+      'JavaScript heap the server process allocates per request, client excluded (median of samples of ten ' +
+      'requests, or of one for a request that allocates more, sent one at a time after a full collection and ' +
+      "interrupted by no other), which moves little with the machine's load.",
     '',
     ...sections,
   ].join('\n')
