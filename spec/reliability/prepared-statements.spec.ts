@@ -132,6 +132,32 @@ forEachDialect((ctx: DialectContext) => {
     )
   })
 
+  // SQLite's kept statements answer arrays, made objects by the names their columns had when prepared.
+  const onSqlite = ctx.name === 'sqlite' ? it : it.skip
+  onSqlite("answers a table's columns as they are now through a kept `select *` after the host altered it", async () => {
+    await ctx.knex.schema.dropTableIfExists('kept_star')
+    await ctx.knex.schema.createTable('kept_star', (table) => {
+      table.integer('id').primary()
+      table.text('a')
+    })
+    await ctx.knex('kept_star').insert({ id: 1, a: 'x' })
+    const seen: unknown[] = []
+    // The caller's context is resolved inside the request, so its statements go through the kept ones.
+    const app = createApp(ctx.knex, {
+      preparedStatements: true,
+      context: async () => (seen.push(await ctx.knex('kept_star').select('*').where('id', 1)), {}),
+    })
+    const read = async (): Promise<void> => {
+      expect((await request(app).get('/api/items/articles?limit=1&fields=id')).status).toBe(200)
+    }
+    await read()
+    await ctx.knex.schema.alterTable('kept_star', (table) => table.text('b'))
+    await ctx.knex('kept_star').update({ b: 'y' })
+    await read()
+    await ctx.knex.schema.dropTable('kept_star')
+    expect(seen).toEqual([[{ id: 1, a: 'x' }], [{ id: 1, a: 'x', b: 'y' }]])
+  })
+
   // PostgreSQL's reused statements carry no request marker: an aborted request is cancelled by its connection.
   const it_ = ctx.name === 'postgres' ? it : it.skip
   it_('cancels an unmarked statement on the server when the client disconnects', async () => {
