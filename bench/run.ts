@@ -124,6 +124,8 @@ interface Side {
   cpuMs: number
   failed: number
   p50s: number[]
+  /** CPU ms per request of each run, in round order. */
+  cpuPerRun: number[]
 }
 
 interface Row {
@@ -138,6 +140,11 @@ const perSecond = (side: Side): number => side.requests / side.seconds
 const cpuPerRequest = (side: Side): number => side.cpuMs / side.requests
 /** Hand-written CPU per request over the router's: above 1, the router does the same request for less. */
 const cpuRatio = (row: Pick<Row, 'router' | 'hand'>): number => cpuPerRequest(row.hand) / cpuPerRequest(row.router)
+/** Each round's own CPU ratio, lowest and highest: how far a shared machine's other work moved them. */
+function roundRatios(row: Pick<Row, 'router' | 'hand'>): string {
+  const ratios = row.router.cpuPerRun.map((router, round) => row.hand.cpuPerRun[round]! / router)
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`
+}
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
 
 class LoadGenerator {
@@ -217,9 +224,10 @@ async function timed(load: LoadGenerator, url: string, pair: Pair, side: Side): 
   side.cpuMs += (used.user + used.system) / 1000
   side.failed += report.failed
   side.p50s.push(report.p50)
+  side.cpuPerRun.push((used.user + used.system) / 1000 / report.requests)
 }
 
-const emptySide = (): Side => ({ requests: 0, seconds: 0, cpuMs: 0, failed: 0, p50s: [] })
+const emptySide = (): Side => ({ requests: 0, seconds: 0, cpuMs: 0, failed: 0, p50s: [], cpuPerRun: [] })
 
 /** Samples per side, and the requests each sends: fewer where ten allocate more than a collection lets grow. */
 const ALLOCATION_SAMPLES = 9
@@ -304,7 +312,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
       }
     }
     timedRows.push(row)
-    console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(row).toFixed(2)}`)
+    console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(row).toFixed(2)} (rounds ${roundRatios(row)})`)
   }
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
@@ -326,8 +334,8 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const lines = [
     `### ${name}`,
     '',
-    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | rounds (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const ratio = cpuRatio(row)
       const failed = row.router.failed + row.hand.failed
@@ -338,6 +346,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
         cpuPerRequest(row.router).toFixed(3),
         cpuPerRequest(row.hand).toFixed(3),
         `${ratio.toFixed(2)}${ratio >= row.pair.goal ? '' : ' ✗'}`,
+        roundRatios(row),
         (perSecond(row.router) / perSecond(row.hand)).toFixed(2),
         `≥ ${row.pair.goal}`,
         median(row.router.p50s).toFixed(2),
@@ -378,7 +387,9 @@ async function main(): Promise<void> {
     "Ratio (CPU): the hand-written handler's CPU time per request over the router's, in the server process (the load " +
       'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
       "over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server's time and, " +
-      "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Both answers are checked equal " +
+      "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Rounds (CPU): the " +
+      "lowest and highest ratio of one round's two runs, which shows how far the machine's other work moved them. " +
+      'Both answers are checked equal ' +
       'before timing (writes: without the keys the database assigns; the batch: the number of items). KiB/req: ' +
       'JavaScript heap the server process allocates per request, client excluded (median of samples of ten ' +
       'requests, or of one for a request that allocates more, sent one at a time after a full collection and ' +
