@@ -311,7 +311,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
       }
     }
     // Right after the timed runs, on the tables they ran on: the writes that follow grow them (the batch by
-    // thousands of rows), and a read of a grown table makes the pool and the timers do more per request.
+    // thousands of rows), and sampled after the batch runs, MySQL's list allocated twice as much on both sides.
     const allocated = {
       router: await allocatedPerRequest(load, `${base}/api${pair.router}`, pair),
       hand: await allocatedPerRequest(load, `${base}/hand${pair.hand}`, pair),
@@ -387,8 +387,8 @@ async function main(): Promise<void> {
       "over throughput in the same rounds, which on PostgreSQL and MySQL also holds the database server's time and, " +
       "on a shared machine, other processes' load. ✗ marks a ratio below the goal. Rounds (CPU): the " +
       "lowest and highest ratio of one round's two runs, which shows how far the machine's other work moved them. " +
-      'Both answers are checked equal ' +
-      'before timing (writes: without the keys the database assigns; the batch: the number of items). KiB/req: ' +
+      'Both answers are checked equal before timing (writes: without the keys the database assigns; the batch: ' +
+      'the number of items). KiB/req: ' +
       'JavaScript heap the server process allocates per request, client excluded (median of samples of ten ' +
       'requests, or of one for a request that allocates more, sent one at a time after a full collection and ' +
       "interrupted by no other), which moves little with the machine's load.",
