@@ -413,6 +413,8 @@ export interface DriverError {
   readonly detail?: unknown
   /** pg */
   readonly constraint?: unknown
+  /** pg: the server function that raised the error. */
+  readonly routine?: unknown
   /** mysql2: the server's error number. */
   readonly errno?: unknown
   /** mysql2: the connection can no longer be used. */

@@ -67,7 +67,7 @@ function recogniseError(error: DriverError): RecognisedError | null {
 function recogniseFault(error: DriverError): Fault | null {
   const code = typeof error.code === 'string' ? error.code : ''
   const message = typeof error.message === 'string' ? error.message : ''
-  if (code === '40P01' || code === '40001' || code === '55P03') return 'conflict'
+  if (code === '40P01' || code === '40001' || code === '55P03' || isStalePlan(error)) return 'conflict'
   if (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || isNetworkError(code)) return 'unavailable'
   // knex puts the statement in front of the driver's message ("BEGIN; - Connection terminated unexpectedly").
   if (/Connection terminated|Query read timeout|timeout expired|not queryable/.test(message)) return 'unavailable'
@@ -75,9 +75,24 @@ function recogniseFault(error: DriverError): Fault | null {
 }
 
 /**
+ * A named statement whose result type changed since it was prepared: the host altered a table it reads (a
+ * column's type, or a column added under `select *`). PostgreSQL refuses the statement before running it
+ * (SQLSTATE 0A000, "cached plan must not change result type") until it is prepared again. That code covers
+ * other unsupported features too; `routine`, the server function that raised it, names this one in any language.
+ */
+const isStalePlan = (error: DriverError): boolean => error.code === '0A000' && error.routine === 'RevalidateCachedQuery'
+
+/** Tells apart the names of statements prepared again after a change of their result type (see below). */
+let preparedAgain = 0
+
+/**
  * Names each statement after a digest of its text; pg prepares a named statement once per connection and from
  * then on sends only its name and values. pg keeps every name it prepared for the connection's life, so a
  * connection names at most as many statements as it may keep, and runs any further ones unnamed.
+ *
+ * A statement whose result type changed is prepared again under a new name, since pg offers no way to forget
+ * the old one; the server keeps the old one until the connection closes, so each such change of the host's
+ * schema costs a connection one idle prepared statement per statement it affects.
  */
 const namedStatements: StatementReuse = {
   byDefault: false,
@@ -89,8 +104,21 @@ const namedStatements: StatementReuse = {
       const candidate = `items_${createHash('sha1').update(query.sql).digest('base64url')}`
       if (kept.keep(query.sql, candidate)) name = candidate
     }
-    if (name !== undefined && query.options?.name === undefined) query.options = extended(query.options ?? {}, { name })
-    return knexRun(query)
+    if (name === undefined || query.options?.name !== undefined) return knexRun(query)
+    const options = query.options ?? {}
+    query.options = extended(options, { name })
+    return knexRun(query).catch((error: DriverError) => {
+      if (!isStalePlan(error)) throw error
+      const renamed = `${name}_${++preparedAgain}`
+      kept.keep(query.sql, renamed)
+      query.options = extended(options, { name: renamed })
+      // The server refused the statement before running it, so running it again writes nothing twice. In a
+      // transaction the refusal has aborted it, so this attempt fails as well and the refusal goes up: a
+      // conflict, on which the router runs the whole transaction again (retry-transaction.ts), now renamed.
+      return knexRun(query).catch(() => {
+        throw error
+      })
+    })
   },
 }
 
