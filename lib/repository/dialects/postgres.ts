@@ -82,6 +82,8 @@ function recogniseFault(error: DriverError): Fault | null {
  */
 const isStalePlan = (error: DriverError): boolean => error.code === '0A000' && error.routine === 'RevalidateCachedQuery'
 
+const statementName = (sql: string): string => `items_${createHash('sha1').update(sql).digest('base64url')}`
+
 /** Tells apart the names of statements prepared again after a change of their result type (see below). */
 let preparedAgain = 0
 
@@ -101,7 +103,7 @@ const namedStatements: StatementReuse = {
   run: (query, _connection, kept, knexRun) => {
     let name = kept.get(query.sql) as string | undefined
     if (name === undefined) {
-      const candidate = `items_${createHash('sha1').update(query.sql).digest('base64url')}`
+      const candidate = statementName(query.sql)
       if (kept.keep(query.sql, candidate)) name = candidate
     }
     if (name === undefined || query.options?.name !== undefined) return knexRun(query)
@@ -109,7 +111,7 @@ const namedStatements: StatementReuse = {
     query.options = extended(options, { name })
     return knexRun(query).catch((error: DriverError) => {
       if (!isStalePlan(error)) throw error
-      const renamed = `${name}_${++preparedAgain}`
+      const renamed = `${statementName(query.sql)}_${++preparedAgain}`
       kept.keep(query.sql, renamed)
       query.options = extended(options, { name: renamed })
       // The server refused the statement before running it, so running it again writes nothing twice. In a
