@@ -237,14 +237,6 @@ export interface Dialect {
    */
   readonly joinsManyToOne: boolean
   /**
-   * Whether a one-to-many list with a per-parent limit over several parents is first read without its windows,
-   * each parent's cut in this process when that read holds all their rows (see ItemLoader), before a statement
-   * with ROW_NUMBER() only when some parent has more. SQLite: there the window function took most of a relational
-   * page's time, and a second statement costs no round trip. Over a network the window costs the server little,
-   * and each list keeps a fixed one statement.
-   */
-  readonly cutsWindowsInProcess: boolean
-  /**
    * The aggregate that gathers rows into one JSON array of `[rank, key]` pairs, the rank and key columns given
    * as `??`. With it a one-item read's statement brings that item's one-to-many key lists (see ItemLoader),
    * each from a derived table that numbers its rows; the ranks carry the order, which no aggregate here

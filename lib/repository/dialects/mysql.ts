@@ -267,7 +267,6 @@ export const mysql: Dialect = {
   checkSetup: null,
   syncAutoIncrement: null,
   joinsManyToOne: true,
-  cutsWindowsInProcess: false,
   // As text: mysql2 parses a JSON column itself, and would fail the whole statement on a list MariaDB cut short.
   keyPairs: 'cast(json_arrayagg(json_array(??, ??)) as char)',
   // The usual collations ignore case and accents ("über" LIKE "UBER"), so matches compare bytes: a binary

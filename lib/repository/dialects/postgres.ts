@@ -170,7 +170,6 @@ export const postgres: Dialect = {
       [table, column, column, table],
     ),
   joinsManyToOne: true,
-  cutsWindowsInProcess: false,
   keyPairs: 'json_agg(json_build_array(??, ??))',
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
   pattern: (column, term, spec) => ({

@@ -208,8 +208,6 @@ export const sqlite: Dialect = {
   syncAutoIncrement: null,
   // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
   joinsManyToOne: false,
-  // In process, ROW_NUMBER() cost more than reading every related row, and a second statement no round trip.
-  cutsWindowsInProcess: true,
   keyPairs: 'json_group_array(json_array(??, ??))',
   // SQLite's LIKE folds ASCII case only and cannot be made case-sensitive per query, so the sensitive match
   // uses GLOB; the insensitive one folds both sides with items_fold() (see sqlite-functions.ts), or with the
