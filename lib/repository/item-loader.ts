@@ -46,12 +46,11 @@ const joinedColumn = (relation: number, field: Field): string => `${joinAlias(re
  * The page's columns the statement around it joins on (one per relation) and orders by (one per sort term). Where
  * the page already selects the value needed, under the field's name, that column serves, and the page selects
  * no copy of it: a list of 25 by `-rating` with `author.name` reads 6 columns instead of 9, which the driver
- * parses in every row. `copied` lists the columns the page must add for the others.
+ * parses in every row. The others are copies the page adds, named `joinKey(index)` and `orderColumn(index)`.
  */
 interface PageLinks {
   readonly joinKeys: readonly string[]
   readonly orderColumns: readonly string[]
-  readonly copied: { readonly joinKeys: readonly number[]; readonly orderColumns: readonly number[] }
 }
 
 /**
@@ -469,14 +468,15 @@ export class ItemLoader {
         if (keyed) qb.select(keyColumns(this.knex, terms, this.dialect))
         if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
         if (joined.length > 0) {
-          const { copied } = linked()
-          for (const index of copied.joinKeys) {
-            qb.select(this.knex.raw('?? as ??', [`${collection.table}.${joined[index]!.field.column}`, joinKey(index)]))
-          }
-          for (const index of copied.orderColumns) {
-            const { expression } = terms[index]!
-            qb.select(this.knex.raw(`${expression.sql} as ??`, [...expression.bindings, orderColumn(index)]))
-          }
+          const { joinKeys, orderColumns } = linked()
+          joined.forEach((node, index) => {
+            const copy = joinKey(index)
+            if (joinKeys[index] === copy) qb.select(this.knex.raw('?? as ??', [`${collection.table}.${node.field.column}`, copy]))
+          })
+          terms.forEach(({ expression }, index) => {
+            const copy = orderColumn(index)
+            if (orderColumns[index] === copy) qb.select(this.knex.raw(`${expression.sql} as ??`, [...expression.bindings, copy]))
+          })
         }
       }
       const order = this.orderTerms(collection, selection, joins)
@@ -500,13 +500,11 @@ export class ItemLoader {
     const readAsValued = (field: Field): boolean =>
       selected.has(field) && field.type !== 'array' && !this.dialect.readAsText.has(field.type)
     const bare = (field: Field): boolean => readAsValued(field) && columnValue(field, field.column, this.dialect).sql === '??'
-    const copied = { joinKeys: [] as number[], orderColumns: [] as number[] }
-    const joinKeys = joined.map((node, index) => (bare(node.field) ? node.field.name : (copied.joinKeys.push(index), joinKey(index))))
-    // Every sort term is the page's own here (see joinedRelations).
-    const orderColumns = selection.sort.map((node, index) =>
-      readAsValued(node.field) ? node.field.name : (copied.orderColumns.push(index), orderColumn(index)),
-    )
-    return { joinKeys, orderColumns, copied }
+    return {
+      joinKeys: joined.map((node, index) => (bare(node.field) ? node.field.name : joinKey(index))),
+      // Every sort term is the page's own here (see joinedRelations).
+      orderColumns: selection.sort.map((node, index) => (readAsValued(node.field) ? node.field.name : orderColumn(index))),
+    }
   }
 
   /**
