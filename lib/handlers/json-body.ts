@@ -1,4 +1,5 @@
 // The JSON body parser: any JSON media type, a size limit, and a nesting bound checked before JSON.parse runs.
+import type { IncomingMessage } from 'node:http'
 import express, { type RequestHandler } from 'express'
 import type { RouterConfig } from '../config'
 import { BODY_TOO_DEEP } from '../errors'
@@ -29,13 +30,26 @@ export function jsonNesting(body: Buffer, stopAbove: number): number {
   return deepest
 }
 
+/**
+ * `application/json` or any structured-syntax `+json` type, such as `application/vnd.api+json` (RFC 6839), in any
+ * letter case and with any parameters. One anchored expression: given patterns, type-is parses and normalises
+ * the header and each pattern again on every request.
+ */
+const JSON_MEDIA_TYPE = /^[\t ]*(?:application\/json|[\w!#$&^.+-]+\/[\w!#$&^.+-]+\+json)[\t ]*(?:;|$)/i
+
+/** Whether the request has a body (a length or a transfer encoding, as HTTP tells) and it is JSON. */
+export function isJsonBody(req: IncomingMessage): boolean {
+  const { headers } = req
+  const sized = headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined
+  return sized && JSON_MEDIA_TYPE.test(headers['content-type'] ?? '')
+}
+
 export function jsonBodyParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJsonDepth'>): RequestHandler {
   const maxNesting = config.maxJsonDepth + ENVELOPE_DEPTH
   return express.json({
     limit: config.bodyLimit,
     strict: false,
-    // `application/vnd.api+json` and other structured-syntax `+json` types are JSON too (RFC 6839).
-    type: ['application/json', 'application/*+json'],
+    type: isJsonBody,
     verify: (_req, _res, body) => {
       if (jsonNesting(body, maxNesting) > maxNesting) {
         throw Object.assign(new Error(`The body nests deeper than ${maxNesting} levels`), { type: BODY_TOO_DEEP })

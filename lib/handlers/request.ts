@@ -4,6 +4,7 @@ import { InvalidPayloadError, RouteNotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { isPromiseLike } from '../is-promise-like'
 import type { ItemsContext } from '../types'
+import { isJsonBody } from './json-body'
 
 /** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
 export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
@@ -11,7 +12,7 @@ export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotF
 /** The JSON body; a request without one is a 400. */
 export function readBody(req: Request): unknown {
   // body-parser leaves non-JSON bodies alone, and Express 4 then still sets `req.body` to `{}`.
-  if (!req.is(['application/json', '+json'])) {
+  if (!isJsonBody(req)) {
     throw new InvalidPayloadError('The request needs a JSON body (Content-Type: application/json)')
   }
   return req.body as unknown

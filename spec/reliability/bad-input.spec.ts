@@ -51,6 +51,27 @@ forEachDialect((ctx) => {
       })
     })
 
+    it.each([
+      ['APPLICATION/JSON; charset=UTF-8', 200],
+      ['application/merge-patch+json', 200],
+      [' application/json ;charset=utf-8', 200],
+      ['text/plain', 400],
+      ['application/jsonp', 400],
+      ['application/json-seq', 400],
+      ['application/+json', 400],
+    ])('a body sent as %s is %s', async (type, status) => {
+      const response = await request(app)
+        .post('/api/items/authors')
+        .set('Content-Type', type)
+        .send(JSON.stringify({ name: 'typed' }))
+      if (status === 200)
+        expect({ status: response.status, name: (response.body as { data?: { name?: unknown } }).data?.name }).toEqual({
+          status,
+          name: 'typed',
+        })
+      else expectError(response, 400, 'INVALID_PAYLOAD')
+    })
+
     it('a json value nested 100,000 deep is a 400 INVALID_PAYLOAD', async () => {
       const text = '{"payload":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}'
       const response = await request(app).patch(`/api/items/samples/${SAMPLE}`).set('Content-Type', 'application/json').send(text)
