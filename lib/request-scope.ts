@@ -18,13 +18,19 @@ export interface RequestScope {
 
 /**
  * Most requests are never aborted and never read their signal, so the AbortController (and its EventTarget)
- * is made only when one is read, and the router's own listeners wait in a plain list.
+ * is made only when one is read, and the router's own listeners wait in a plain list. Most send only kept
+ * statements, whose text carries no marker, so the id is made only when read too.
  */
 class Scope implements RequestScope {
-  readonly id = randomUUID()
+  private uuid: string | undefined
   private controller: AbortController | undefined
   private abortedWith: { readonly reason: unknown } | undefined
   private readonly listeners: (() => void)[] = []
+
+  /** Made on first read: only a statement sent afresh, a cancellation or an error's answer reads it. */
+  get id(): string {
+    return (this.uuid ??= randomUUID())
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {

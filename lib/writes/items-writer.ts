@@ -128,8 +128,6 @@ function over(data: Readonly<Record<string, unknown>>, ...below: Readonly<Record
 }
 
 export class ItemsWriter {
-  /** Fields a client may not send; the server side (presets, declarative values, hooks) may set them. */
-  private readonly readonlyNames: ReadonlySet<string>
   /** Each action's declarative values, computed once (see `managedValues`). */
   private readonly managed: Partial<Record<PayloadAction, Readonly<Record<string, unknown>>>> = {}
   /** What the last create or one-statement update returned for its answer (see `returnedRows`). */
@@ -143,9 +141,7 @@ export class ItemsWriter {
     private readonly access: CallerAccess,
     /** The answer's read; with it, a create or a one-statement update may answer its own rows (see `returnedRows`). */
     private readonly answer: AnswerRead | null = null,
-  ) {
-    this.readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
-  }
+  ) {}
 
   /** The rows the last write returned for these keys, once; null: read the items back. */
   returnedRows(keys: readonly PrimaryKey[]): ReturnedRow[] | null {
@@ -448,7 +444,11 @@ export class ItemsWriter {
     // An update's payload may name the item's own key, which says nothing new: never refused.
     const key = action === 'update' ? this.collection.primaryKey.name : null
     const refused = (name: string): boolean => name !== key && !allowed.has(name)
-    const managed = (name: string): boolean => name !== key && this.readonlyNames.has(name)
+    // A readonly field is one a client may not send; the server side (presets, declarative values, hooks) may set it.
+    const managed = (name: string): boolean => {
+      const member = name === key ? undefined : this.collection.members.get(name)
+      return member?.kind === 'field' && member.readonly
+    }
     collectErrors(datas, (data, index) => {
       const item = itemOf(index)
       if (!isPlainObject(data))
