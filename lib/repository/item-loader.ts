@@ -696,6 +696,25 @@ export class ItemLoader {
     scope: FilterNode | null = null,
     budget = new RowBudget(this.maxLoadedRows),
   ): Promise<Map<string, Item>> {
+    const rows = await this.rowsByKeys(db, collection, keys, fields, scope, budget)
+    const shaped = this.shape(db, collection, fields, rows, budget)
+    const items = isPromiseLike(shaped) ? await shaped : shaped
+    const pk = collection.primaryKey
+    return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
+  }
+
+  /**
+   * The rows of `collection` with these keys and within `scope` as `fields` read them, before their relations:
+   * what `shapeReturned` takes. One statement per chunk of keys.
+   */
+  async rowsByKeys(
+    db: Db,
+    collection: Collection,
+    keys: readonly PrimaryKey[],
+    fields: readonly FieldNode[],
+    scope: FilterNode | null = null,
+    budget = new RowBudget(this.maxLoadedRows),
+  ): Promise<Row[]> {
     const pk = collection.primaryKey
     const rows: Row[] = []
     for (const part of chunk(keys, keysPerStatement(this.dialect))) {
@@ -722,9 +741,7 @@ export class ItemLoader {
       // A loop, not push(...found): spreading a huge array overflows the call stack.
       for (const row of found) rows.push(row)
     }
-    const shaped = this.shape(db, collection, fields, rows, budget)
-    const items = isPromiseLike(shaped) ? await shaped : shaped
-    return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
+    return rows
   }
 
   /** Each parent's related items (or keys), by parent key id, filtered, ordered and limited per parent. */

@@ -10,9 +10,9 @@ import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect, ServerTraits } from './dialects'
 import { mapDbError } from './map-db-error'
-import { bareTransaction } from './bare-transaction'
+import { bareTransaction, onOneConnection, pinnedTo } from './bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
-import { runBuilder } from './run-statement'
+import { inKnexTransaction, runBuilder } from './run-statement'
 import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
 import { columnValue, fromStorage, toStorage } from './storage'
 import { compileFilter } from './compile-filter'
@@ -385,8 +385,9 @@ export class ItemsRepository {
 
   /**
    * Writes `payload` to the item with `key` if it lies within `scope` (plain conditions on the row only; a
-   * relational scope is not tried here), in one statement. Answers the row as `returning` reads it (empty
-   * without), or null when no row changed.
+   * relational scope is not tried here), in one statement. Answers null when no row changed; else, with `answer`
+   * (fields a row can answer, see `answersFromRow`), the row as those fields read it, and none without (or when
+   * the row is gone by the time it is read).
    */
   updateWithin(
     db: Db,
@@ -394,8 +395,8 @@ export class ItemsRepository {
     key: PrimaryKey,
     payload: Payload,
     scope: FilterNode | null,
-    returning: ReturningColumns | null = null,
-  ): Promise<ReturnedRow | null> {
+    answer: readonly FieldNode[] | null = null,
+  ): Promise<ReturnedRow[] | null> {
     if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
     const pk = collection.primaryKey
     const row = this.toRow(payload)
@@ -405,40 +406,50 @@ export class ItemsRepository {
       return qb
     }
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
-    if (returning !== null) {
+    if (answer !== null && this.dialect.returnsRows) {
       const qb = where(db(collection.table), toStorage(pk, key, this.dialect))
         .update(row)
-        .returning(returning)
-      return runBuilder<ReturnedRow[]>(db, qb).then((rows) => rows[0] ?? null)
+        .returning(this.loader.returningColumns(collection, answer)!)
+      return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
     }
-    // Without RETURNING (MySQL's UPDATE has none), the statement's shape is compiled once: the fields it sets,
-    // the rule's scope; the key and the values are bound.
+    // Without RETURNING, the statement's shape is compiled once: the fields it sets, the rule's scope; the key
+    // and the values are bound.
     const columns = Object.keys(row)
     const bound = [toStorage(pk, key, this.dialect), ...Object.values(row)]
     const shape = new Shape('update').schema(collection)
     for (const field of payload.keys()) shape.schema(field)
     shape.filter(scope)
-    const compile = (): Knex.QueryBuilder => {
-      const [boundKey, ...values] = boundList(bound)
-      return where(db(collection.table), boundKey).update(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
-    }
-    return this.writes.write<number>(db, shape, compile, bound).then((changed) => (changed > 0 ? {} : null))
+    const update = (on: Db): Promise<number> =>
+      this.writes.write<number>(
+        on,
+        shape,
+        () => {
+          const [boundKey, ...values] = boundList(bound)
+          return where(on(collection.table), boundKey).update(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+        },
+        bound,
+      )
+    if (answer === null) return update(db).then((changed) => (changed > 0 ? [] : null))
+    // MySQL's UPDATE has no RETURNING: the row is read by its key right after the UPDATE commits, as the answer's
+    // read-back would read it, but on the UPDATE's connection, which spares the read one of its own from the pool.
+    const readBack = (on: Db): Promise<ReturnedRow[] | null> =>
+      update(on).then((changed) => (changed > 0 ? this.loader.rowsByKeys(on, collection, [key], answer) : null))
+    return pinnedTo(db) !== undefined || inKnexTransaction(db) ? readBack(db) : onOneConnection(db as Knex, readBack)
+  }
+
+  /** Whether a write's own row can answer `fields` (RETURNING or a read by key selects no function). */
+  answersFromRow(collection: Collection, fields: readonly FieldNode[]): boolean {
+    return this.loader.returningColumns(collection, fields) !== null
   }
 
   /**
-   * The columns a create or a one-item update returns so that it answers with its own rows instead of reading
-   * them back: where the database returns the rows of that `write`, when every field of `fields` can be read
-   * from the row (see ItemLoader).
+   * The columns a create returns so that it answers with its own rows instead of reading them back: where the
+   * database's INSERT returns rows, when the row can answer `fields` (`answersFromRow`).
    */
-  returningColumns(
-    collection: Collection,
-    fields: readonly FieldNode[],
-    write: 'create' | 'update',
-  ): ReturningColumns | null | Promise<ReturningColumns | null> {
-    const traits = write === 'create' ? this.serverTraits(this.knex) : null
+  returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null | Promise<ReturningColumns | null> {
+    const traits = this.serverTraits(this.knex)
     const columns = (returns: boolean): ReturningColumns | null => (returns ? this.loader.returningColumns(collection, fields) : null)
-    if (isPromiseLike(traits)) return traits.then((known) => columns(known.insertReturnsRows))
-    return columns(traits === null ? this.dialect.returnsRows : traits.insertReturnsRows)
+    return isPromiseLike(traits) ? traits.then((known) => columns(known.insertReturnsRows)) : columns(traits.insertReturnsRows)
   }
 
   /**

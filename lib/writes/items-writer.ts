@@ -160,7 +160,10 @@ export class ItemsWriter {
     const decided = this.access.write(collection, 'create')
     const write = this.prepareCreate(isPromiseLike(decided) ? await decided : decided, inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
-    const returning = await this.answerColumns('afterCreate')
+    const fields = await this.answerFields('afterCreate')
+    // Without RETURNING on the server's INSERT (MySQL, MariaDB before 10.5), the items are read back.
+    const columns = fields === null ? null : this.repository.returningColumns(collection, fields)
+    const returning = isPromiseLike(columns) ? await columns : columns
     const written = single
       ? await repository.oneStatement(collection, async (db) =>
           created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
@@ -192,12 +195,12 @@ export class ItemsWriter {
       // tells a missing item (404) from a forbidden one (403).
       const [key] = change!.keys as [PrimaryKey]
       const { collection, repository } = this
-      const returning = await this.answerColumns('afterUpdate')
-      const row = await repository.oneStatement(collection, (db) =>
-        repository.updateWithin(db, collection, key, single[0], rule.scope, returning),
+      const answer = await this.answerFields('afterUpdate')
+      const rows = await repository.oneStatement(collection, (db) =>
+        repository.updateWithin(db, collection, key, single[0], rule.scope, answer),
       )
-      if (row !== null) {
-        if (returning !== null) this.returned = { keys: [key], rows: [row] }
+      if (rows !== null) {
+        if (answer !== null) this.returned = { keys: [key], rows }
         const after = this.after({ action: 'update', keys: [key], payloads: single })
         if (after !== null) await after
         return [key]
@@ -345,14 +348,14 @@ export class ItemsWriter {
   }
 
   /**
-   * The columns a create or a one-statement update returns to answer with its own rows, or null when the answer
-   * must read the items back: without RETURNING for that write, with a function among its fields, when the caller
-   * reads only some rows (a row might not be one), or when an after hook runs first (it may change the row).
+   * The fields a create or a one-statement update may answer from its own rows, or null when the answer must
+   * read the items back: with a function among its fields, when the caller reads only some rows (a row might not
+   * be one), or when an after hook runs first (it may change the row).
    */
-  private async answerColumns(after: 'afterCreate' | 'afterUpdate'): Promise<ReturningColumns | null> {
+  private async answerFields(after: 'afterCreate' | 'afterUpdate'): Promise<readonly FieldNode[] | null> {
     if (this.answer === null || this.lifecycle.has(this.collection, after)) return null
     const { fields, scope } = await this.answer()
-    return scope === null ? this.repository.returningColumns(this.collection, fields, after === 'afterCreate' ? 'create' : 'update') : null
+    return scope === null && this.repository.answersFromRow(this.collection, fields) ? fields : null
   }
 
   /**

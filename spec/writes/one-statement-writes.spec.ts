@@ -63,6 +63,28 @@ forEachDialect((ctx) => {
       expect(again.body).toEqual({ data: { id: 2, rating: 5 } })
     })
 
+    it('takes one connection from the pool for the UPDATE and the read of its row (MySQL: no RETURNING)', async () => {
+      const patch = (): request.Test => request(app).patch('/api/items/articles/3?fields=id,rating').send({ rating: 1 })
+      // The first write of a router asks a MySQL-protocol server what it supports, on a connection of its own.
+      await patch()
+      const pool = (
+        ctx.knex.client as {
+          pool: { on(event: string, listener: () => void): void; removeListener(event: string, listener: () => void): void }
+        }
+      ).pool
+      let acquired = 0
+      const counted = (): void => void acquired++
+      pool.on('acquireRequest', counted)
+      try {
+        const { result, sql } = await ctx.countQueries(patch)
+        expect(result.body).toEqual({ data: { id: 3, rating: 1 } })
+        expect(verbs(sql)).toEqual(['update', ...readBack])
+      } finally {
+        pool.removeListener('acquireRequest', counted)
+      }
+      expect(acquired).toBe(1)
+    })
+
     it('answers with the returned row exactly as a read of the item answers, for every field type', async () => {
       const sample = {
         label: 'Every type',
