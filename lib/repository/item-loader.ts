@@ -175,6 +175,9 @@ function readFields(collection: Collection, fields: readonly FieldNode[]): Set<F
   return read
 }
 
+/** Whether a written row can answer `fields`: a function (a count, a date part) needs the query around the row. */
+export const readFromRow = (fields: readonly FieldNode[]): boolean => !fields.some((node) => node.kind === 'function')
+
 export class ItemLoader {
   constructor(
     private readonly knex: Knex,
@@ -245,7 +248,7 @@ export class ItemLoader {
    * null when a field needs the query around the row (a function: a count, a date part).
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] | null {
-    return fields.some((node) => node.kind === 'function') ? null : this.columns(collection, fields)
+    return readFromRow(fields) ? this.columns(collection, fields) : null
   }
 
   /** Rows a write returned through `returningColumns`, shaped as a read of `fields`: relations load now. */

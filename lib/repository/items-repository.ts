@@ -386,7 +386,7 @@ export class ItemsRepository {
   /**
    * Writes `payload` to the item with `key` if it lies within `scope` (plain conditions on the row only; a
    * relational scope is not tried here), in one statement. Answers null when no row changed; else, with `answer`
-   * (fields a row can answer, see `answersFromRow`), the row as those fields read it, and none without (or when
+   * (fields a row can answer, see `readFromRow`), the row as those fields read it, and none without (or when
    * the row is gone by the time it is read).
    */
   updateWithin(
@@ -437,14 +437,9 @@ export class ItemsRepository {
     return pinnedTo(db) !== undefined || inKnexTransaction(db) ? readBack(db) : onOneConnection(db as Knex, readBack)
   }
 
-  /** Whether a write's own row can answer `fields` (RETURNING or a read by key selects no function). */
-  answersFromRow(collection: Collection, fields: readonly FieldNode[]): boolean {
-    return this.loader.returningColumns(collection, fields) !== null
-  }
-
   /**
    * The columns a create returns so that it answers with its own rows instead of reading them back: where the
-   * database's INSERT returns rows, when the row can answer `fields` (`answersFromRow`).
+   * database's INSERT returns rows, when the row can answer `fields` (`readFromRow`).
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null | Promise<ReturningColumns | null> {
     const traits = this.serverTraits(this.knex)

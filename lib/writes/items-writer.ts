@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFou
 import { isPlainObject } from '../is-plain-object'
 import type { FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
-import { keyId, type Db } from '../repository/item-loader'
+import { keyId, readFromRow, type Db } from '../repository/item-loader'
 import type { Created, ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
@@ -355,7 +355,7 @@ export class ItemsWriter {
   private async answerFields(after: 'afterCreate' | 'afterUpdate'): Promise<readonly FieldNode[] | null> {
     if (this.answer === null || this.lifecycle.has(this.collection, after)) return null
     const { fields, scope } = await this.answer()
-    return scope === null && this.repository.answersFromRow(this.collection, fields) ? fields : null
+    return scope === null && readFromRow(fields) ? fields : null
   }
 
   /**
