@@ -2,7 +2,9 @@
 import type { Response } from 'express'
 
 export function sendData(res: Response, data: unknown, meta?: object): void {
-  res.status(200).json(meta === undefined ? { data } : { data, meta })
+  // Rather than res.status(200), which checks its argument on every call.
+  res.statusCode = 200
+  res.json(meta === undefined ? { data } : { data, meta })
 }
 
 export function sendNoContent(res: Response): void {
