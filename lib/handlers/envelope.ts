@@ -2,9 +2,13 @@
 import type { Response } from 'express'
 
 export function sendData(res: Response, data: unknown, meta?: object): void {
-  // Rather than res.status(200), which checks its argument on every call.
+  sendOk(res, meta === undefined ? { data } : { data, meta })
+}
+
+/** 200 with `body` as JSON; the status set directly, since Express 5's res.status checks its argument on every call. */
+export function sendOk(res: Response, body: unknown): void {
   res.statusCode = 200
-  res.json(meta === undefined ? { data } : { data, meta })
+  res.json(body)
 }
 
 export function sendNoContent(res: Response): void {

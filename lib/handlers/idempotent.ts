@@ -6,6 +6,7 @@ import { InvalidPayloadError, ItemsError } from '../errors'
 import { IdempotencyKeyTaken, type IdempotencyRecord, type IdempotencyStore } from '../repository/idempotency-store'
 import type { ItemsContext, Logger, PrimaryKey } from '../types'
 import type { WriteOptions } from '../writes/items-writer'
+import { sendOk } from './envelope'
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key'
 const MAX_KEY_LENGTH = 255
@@ -27,11 +28,7 @@ export interface IdempotentWrite {
 
 function send(res: Response, answer: Answer): void {
   if (answer.status === 204) res.status(204).end()
-  else {
-    // Rather than res.status(200), which checks its argument on every call.
-    res.statusCode = 200
-    res.json(answer.body)
-  }
+  else sendOk(res, answer.body)
 }
 
 /**

@@ -251,7 +251,10 @@ export class ItemLoader {
     return readFromRow(fields) ? this.columns(collection, fields) : null
   }
 
-  /** Rows a write returned through `returningColumns`, shaped as a read of `fields`: relations load now. */
+  /**
+   * Rows a write returned through `returningColumns`, or `rowsByKeys` read right after it, shaped as a read of
+   * `fields`: relations load now.
+   */
   shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] | Promise<Item[]> {
     const budget = new RowBudget(this.maxLoadedRows)
     budget.spend(rows.length)
