@@ -14,10 +14,9 @@ const ROLLBACK_WAIT_MS = 5_000
  * run on that connection: those it builds (`db(table)`, `db.select(...)`, `db.queryBuilder()`) and its raw ones.
  * An error rolls the transaction back and is thrown as it came.
  */
-export async function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
+export function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
   const { client } = knex
-  const connection: unknown = await client.acquireConnection()
-  try {
+  return withConnection(knex, async (connection) => {
     await client.query(connection, 'BEGIN')
     let result: T
     try {
@@ -28,22 +27,24 @@ export async function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T
     }
     await client.query(connection, 'COMMIT')
     return result
-  } finally {
-    await client.releaseConnection(connection)
-  }
+  })
 }
 
 /**
  * Runs `work` with its statements on one connection of `knex`'s pool, outside a transaction: each statement still
  * commits on its own, but those after the first wait for no connection of their own.
  */
-export async function onOneConnection<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
-  const { client } = knex
-  const connection: unknown = await client.acquireConnection()
+export function onOneConnection<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
+  return withConnection(knex, (connection) => work(boundTo(knex, connection)))
+}
+
+/** `use` with a connection of `knex`'s pool, which goes back to the pool however `use` ends. */
+async function withConnection<T>(knex: Knex, use: (connection: unknown) => Promise<T>): Promise<T> {
+  const connection: unknown = await knex.client.acquireConnection()
   try {
-    return await work(boundTo(knex, connection))
+    return await use(connection)
   } finally {
-    await client.releaseConnection(connection)
+    await knex.client.releaseConnection(connection)
   }
 }
 
