@@ -82,6 +82,7 @@ function recogniseFault(error: DriverError): Fault | null {
  */
 const isStalePlan = (error: DriverError): boolean => error.code === '0A000' && error.routine === 'RevalidateCachedQuery'
 
+/** A statement's name from its text alone, so that a name prepared again takes one suffix, never one per change. */
 const statementName = (sql: string): string => `items_${createHash('sha1').update(sql).digest('base64url')}`
 
 /** Tells apart the names of statements prepared again after a change of their result type (see below). */
