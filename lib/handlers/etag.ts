@@ -22,10 +22,12 @@ const ETAG_OUTPUT = '\u0000etag:'
  * The tagged fields by view, collection and output prefix. A view outlives its request where every caller shares
  * it (access that is the same for all), so a one-item read does not build them again.
  */
-const taggedByView = new WeakMap<SchemaView, Map<string, readonly FieldNode[]>>()
+const taggedByView = new WeakMap<SchemaView, Map<string, readonly TaggedField[]>>()
+
+type TaggedField = Extract<FieldNode, { kind: 'field' }>
 
 /** Every scalar field the caller may read, in definition order: what an ETag digests. */
-function taggedFields(view: SchemaView, collection: Collection, prefix = ''): readonly FieldNode[] {
+function taggedFields(view: SchemaView, collection: Collection, prefix = ''): readonly TaggedField[] {
   let kept = taggedByView.get(view)
   if (kept === undefined) taggedByView.set(view, (kept = new Map()))
   const key = `${prefix}${collection.name}`
@@ -33,7 +35,7 @@ function taggedFields(view: SchemaView, collection: Collection, prefix = ''): re
   if (fields === undefined) {
     fields = view
       .members(collection)
-      .flatMap((member): FieldNode[] =>
+      .flatMap((member): TaggedField[] =>
         member.kind === 'field' ? [{ kind: 'field', output: `${prefix}${member.name}`, field: member }] : [],
       )
     kept.set(key, fields)
@@ -61,26 +63,42 @@ export async function etagOf(
   return item ? digest(item) : null
 }
 
-/**
- * A read that also yields the item's ETag from the same row, instead of a second statement: `fields` gains the
- * tagged fields under names no query can use, which `takeEtag` takes out of the item again.
- */
-export function withEtagFields(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): FieldNode[] {
-  return [...fields, ...taggedFields(view, collection, ETAG_OUTPUT)]
+/** A one-item read's fields with what its ETag needs, and how to split what it read into the item and its ETag. */
+export interface EtagRead {
+  readonly fields: readonly FieldNode[]
+  take(read: Item): { item: Item; etag: string }
 }
 
 /**
- * Splits a read through `withEtagFields` into the item as asked and its ETag, the same as `etagOf`'s. The item is
- * built anew rather than the tagged fields deleted from it: deleting keys would slow every later access to it.
+ * A one-item read that also yields the item's ETag from the same row, instead of a second statement. A tagged
+ * field the read already answers under its own name (`fields=*` answers them all) is taken from the item; the
+ * others ride along under names no query can use, and are taken out of the item again. The digest is the same
+ * as `etagOf`'s either way.
  */
-export function takeEtag(read: Item): { item: Item; etag: string } {
-  const item: Item = {}
-  const tagged: Item = {}
-  for (const output of Object.keys(read)) {
-    if (output.startsWith(ETAG_OUTPUT)) tagged[output.slice(ETAG_OUTPUT.length)] = read[output]
-    else item[output] = read[output]
+export function etagRead(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): EtagRead {
+  const tagged = taggedFields(view, collection)
+  const own = (node: TaggedField): boolean =>
+    fields.some((read) => read.kind === 'field' && read.field === node.field && read.output === node.output)
+  const sources = tagged.map((node) => (own(node) ? node.output : `${ETAG_OUTPUT}${node.output}`))
+  const riding = taggedFields(view, collection, ETAG_OUTPUT).filter((_, index) => sources[index] !== tagged[index]!.output)
+  return {
+    fields: riding.length === 0 ? fields : [...fields, ...riding],
+    take: (read) => {
+      const values: Item = {}
+      tagged.forEach((node, index) => (values[node.output] = read[sources[index]!]))
+      return { item: riding.length === 0 ? read : withoutRiding(read), etag: digest(values) }
+    },
   }
-  return { item, etag: digest(tagged) }
+}
+
+/**
+ * The item without the fields that rode along for its ETag, built anew: deleting keys would slow every later
+ * access to it.
+ */
+function withoutRiding(read: Item): Item {
+  const item: Item = {}
+  for (const output of Object.keys(read)) if (!output.startsWith(ETAG_OUTPUT)) item[output] = read[output]
+  return item
 }
 
 /** Whether an If-Match / If-None-Match header names `etag` (`*`: any existing item). Weak tags never match. */
@@ -112,8 +130,8 @@ export function withIfMatch(
 /** Sets the ETag of a one-item read; answers 304 with no body, and true, when `If-None-Match` names it. */
 export function notModified(req: Request, res: Response, etag: string | null): boolean {
   if (etag === null) return false
-  res.set('ETag', etag)
-  const header = req.get('If-None-Match')
+  res.setHeader('ETag', etag)
+  const header = req.headers['if-none-match']
   if (header === undefined || !etagMatches(header, etag)) return false
   res.status(304).end()
   return true

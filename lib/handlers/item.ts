@@ -7,7 +7,7 @@ import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
 import type { Db } from '../repository/item-loader'
 import type { ItemsHandler, ItemsScope } from './items-scope'
-import { etagOf, notModified, takeEtag, withEtagFields, withIfMatch } from './etag'
+import { etagOf, etagRead, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
 /** A key that cannot belong to the collection (`abc` for an integer key) names no item: 404, not 400. */
@@ -24,9 +24,10 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   versions.assertVersioned(collection, parsed.version)
   // The item first: whether a hidden item has a version must not show through the version's own 404.
   // The fields its ETag digests come with it, from the same row.
-  const read = await repository.readOne(collection, key, { ...parsed, fields: withEtagFields(access.view, collection, parsed.fields) })
+  const tagging = etagRead(access.view, collection, parsed.fields)
+  const read = await repository.readOne(collection, key, { ...parsed, fields: tagging.fields })
   if (!read) throw new NotFoundError()
-  const { item, etag } = takeEtag(read)
+  const { item, etag } = tagging.take(read)
   // Most reads name no version: no call, and no promise (see is-promise-like.ts).
   const version = parsed.version === null ? null : await versions.requested(collection, key, parsed.version)
   // The ETag stands for the item itself; a version's preview is another representation and has none.

@@ -30,6 +30,17 @@ forEachDialect((ctx) => {
     expect(changed.headers.etag).not.toBe(tag)
   })
 
+  it('gives the same ETag whether the read answers the tagged fields itself, expands them, or renames them', async () => {
+    const tag = await etagOf('/api/items/articles/3')
+    // author expanded into an object, title under another name: both ride along for the tag, and leave the item.
+    const expanded = await request(app).get('/api/items/articles/3?fields=id,author.name,headline&alias[headline]=title')
+    expect(expanded.headers.etag).toBe(tag)
+    expect(Object.keys(expanded.body.data).sort()).toEqual(['author', 'headline', 'id'])
+    expect(typeof expanded.body.data.author === 'object').toBe(true)
+    // The tag a write checks (If-Match, read inside its transaction) is the tag the read gave.
+    expect((await request(app).patch('/api/items/articles/3').set('If-Match', tag).send({ rating: 1 })).status).toBe(200)
+  })
+
   it('honours If-Match on PATCH and DELETE: the current tag writes, a stale one is 412 and writes nothing', async () => {
     const stale = await etagOf('/api/items/articles/3')
     const patched = await request(app).patch('/api/items/articles/3').set('If-Match', stale).send({ title: 'First' })
