@@ -77,10 +77,12 @@ export interface EtagRead {
  */
 export function etagRead(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): EtagRead {
   const tagged = taggedFields(view, collection)
-  const own = (node: TaggedField): boolean =>
-    fields.some((read) => read.kind === 'field' && read.field === node.field && read.output === node.output)
-  const sources = tagged.map((node) => (own(node) ? node.output : `${ETAG_OUTPUT}${node.output}`))
-  const riding = taggedFields(view, collection, ETAG_OUTPUT).filter((_, index) => sources[index] !== tagged[index]!.output)
+  const hidden = taggedFields(view, collection, ETAG_OUTPUT)
+  const answered = tagged.map((node) =>
+    fields.some((read) => read.kind === 'field' && read.field === node.field && read.output === node.output),
+  )
+  const sources = tagged.map((node, index) => (answered[index] ? node.output : hidden[index]!.output))
+  const riding = hidden.filter((_, index) => !answered[index])
   return {
     fields: riding.length === 0 ? fields : [...fields, ...riding],
     take: (read) => {
