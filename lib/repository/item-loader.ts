@@ -244,11 +244,11 @@ export class ItemLoader {
   }
 
   /**
-   * What a write's RETURNING selects so that its row reads as `fields` would read it (see `shapeReturned`);
-   * null when a field needs the query around the row (a function: a count, a date part).
+   * What a write's RETURNING selects so that its row reads as `fields` would read it (see `shapeReturned`), for
+   * fields a row can answer (`readFromRow`, which the writer checks before it asks).
    */
-  returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] | null {
-    return readFromRow(fields) ? this.columns(collection, fields) : null
+  returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] {
+    return this.columns(collection, fields)
   }
 
   /**

@@ -409,7 +409,7 @@ export class ItemsRepository {
     if (answer !== null && this.dialect.returnsRows) {
       const qb = where(db(collection.table), toStorage(pk, key, this.dialect))
         .update(row)
-        .returning(this.loader.returningColumns(collection, answer)!)
+        .returning(this.loader.returningColumns(collection, answer))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
     }
     // Without RETURNING, the statement's shape is compiled once: the fields it sets, the rule's scope; the key
@@ -438,8 +438,8 @@ export class ItemsRepository {
   }
 
   /**
-   * The columns a create returns so that it answers with its own rows instead of reading them back: where the
-   * database's INSERT returns rows, when the row can answer `fields` (`readFromRow`).
+   * The columns a create returns so that it answers with its own rows instead of reading them back, for fields
+   * a row can answer (`readFromRow`); null where the database's INSERT returns no rows.
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null | Promise<ReturningColumns | null> {
     const traits = this.serverTraits(this.knex)
