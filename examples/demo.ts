@@ -19,6 +19,28 @@ const EXAMPLES = [
   '/api/versions',
 ]
 
+/** Links to the example reads and the OpenAPI document. */
+function indexPage(): string {
+  // Percent-encoded: Node's HTTP parser answers a bare 400 to raw non-ASCII (`über`) or spaces in a URL.
+  const links = [...EXAMPLES, '/api/openapi.json'].map((path) => {
+    const href = encodeURI(path)
+    return `<li><a href="${escapeHtml(href)}">${escapeHtml(path)}</a></li>`
+  })
+  return `<!doctype html>
+<title>express-items-router demo</title>
+<h1>express-items-router demo</h1>
+<p>An Items API over an embedded SQLite database, mounted at <code>/api</code>. Reads to try:</p>
+<ul>
+${links.join('\n')}
+</ul>
+<p>Writes, content versions and the rest: see the documentation in <code>docs/</code>.</p>
+`
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+}
+
 async function main(): Promise<void> {
   const knex = openSqlite(process.env.DEMO_DB)
   if (!(await knex.schema.hasTable('articles'))) {
@@ -27,14 +49,17 @@ async function main(): Promise<void> {
   }
 
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections }))
+  app.use('/api', createItemsRouter({ knex, collections, openapi: true }))
+  // The address the demo prints answers: a page of links to try, at `/` and at the mount path.
+  app.get(['/', '/api'], (_req, res) => {
+    res.type('html').send(indexPage())
+  })
   const port = Number(process.env.PORT ?? 3000)
   // Loopback unless asked: a demo with open writes should not be reachable from the network by default.
   const host = process.env.HOST ?? '127.0.0.1'
   const server = app.listen(port, host, () => {
     const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-    console.log(`express-items-router demo on ${base} (SQLite, seeded from fixtures/)\n\nTry:`)
-    // Percent-encoded: Node's HTTP parser answers a bare 400 to raw non-ASCII (`über`) or spaces in a URL.
+    console.log(`express-items-router demo on ${base} (SQLite, seeded from fixtures/): open it for a page of links\n\nTry:`)
     for (const path of EXAMPLES) console.log(`  curl '${base}${encodeURI(path)}'`)
     console.log(`\nWrite:\n  curl -X POST ${base}/api/items/authors -H 'Content-Type: application/json' -d '{"name":"Ada"}'`)
     console.log(`\nA draft of article 1 (articles and settings are versioned):`)
