@@ -9,7 +9,7 @@ const UNIT_SPECS = [
   '/spec/package\\.spec\\.ts$',
   '/spec/openapi/openapi-document\\.spec\\.ts$',
   '/spec/types/.+\\.spec\\.ts$',
-  '/spec/readme/.+\\.spec\\.ts$',
+  '/spec/docs/(doc-blocks|fragments)\\.spec\\.ts$',
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
   '/spec/repository/compile-filter\\.spec\\.ts$',

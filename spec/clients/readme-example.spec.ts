@@ -1,4 +1,4 @@
-// The README's "Using @directus/sdk" section quotes examples/sdk-client.ts verbatim, and that code answers the seeded data on every database.
+// The guide's "@directus/sdk" section (docs/guide/openapi-and-clients.md) quotes examples/sdk-client.ts verbatim, and that code answers the seeded data on every database.
 import express from 'express'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
@@ -11,15 +11,14 @@ import { seed } from '../../fixtures/seed'
 import { createItemsRouter } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { runnableBlock } from '../docs/doc-blocks'
 
 const root = join(__dirname, '..', '..')
 
-it('the README quotes examples/sdk-client.ts as it is', () => {
+it('the guide quotes examples/sdk-client.ts as it is', () => {
   const example = readFileSync(join(root, 'examples', 'sdk-client.ts'), 'utf8')
-  const readme = readFileSync(join(root, 'README.md'), 'utf8')
-  // The file's first line is its role comment for readers of the repository; the README quotes the code after it.
-  const code = example.slice(example.indexOf('\n') + 1)
-  expect(readme).toContain('```ts\n' + code + '```')
+  // The file's first line is its role comment for readers of the repository; the guide quotes the code after it.
+  expect(runnableBlock('sdk-client').code).toBe(example.slice(example.indexOf('\n') + 1))
 })
 
 forEachDialect((ctx) => {

@@ -1,6 +1,6 @@
 // `express-items-router introspect` run as users run it, against each database: the module it writes is
 // prettier-clean, compiles under the project's strict settings, is accepted by createItemsRouter, and holds
-// what readCollections reads.
+// what readCollections reads; and the CLI reference's commands run, each on its database.
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -11,12 +11,32 @@ import type { Knex } from 'knex'
 import ts from 'typescript'
 import { createItemsRouter, describeDatabase, type Collections } from '../../lib'
 import type { DialectName } from '../../lib/repository/dialects'
+import { runnableBlock } from '../docs/doc-blocks'
 import { workerDatabase } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 import { closeLegacyDatabase, legacyMysqlDatabase, openLegacyDatabase } from './legacy-database'
 
 const root = join(__dirname, '..', '..')
 const run = promisify(execFile)
+
+/** Each command of the CLI reference, as its words, keyed by the knex client it names. */
+function documentedCommands(): Map<string, string[]> {
+  const commands = new Map<string, string[]>()
+  for (const line of runnableBlock('cli-introspect').code.split('\n')) {
+    const words = line.replace(/#.*$/, '').trim().split(/\s+/).filter(Boolean)
+    if (words.length === 0) continue
+    expect(words.slice(0, 3)).toEqual(['npx', 'express-items-router', 'introspect'])
+    commands.set(words[words.indexOf('--client') + 1]!, words.slice(3))
+  }
+  return commands
+}
+
+/** A documented command with its connection (the flags `--client` and `--connection`) replaced by `connection`. */
+function withConnection(words: readonly string[], connection: readonly string[]): string[] {
+  const rest = [...words]
+  for (const flag of ['--client', '--connection']) rest.splice(rest.indexOf(flag), 2)
+  return [...connection, ...rest]
+}
 
 function connectionArgs(name: DialectName, sqliteFile: string): string[] {
   switch (name) {
@@ -114,6 +134,18 @@ forEachDialect((ctx) => {
       expect(collections).toEqual((await describeDatabase(knex!)).collections)
       expect(() => createItemsRouter({ knex: knex!, collections })).not.toThrow()
       // A child process and a whole TypeScript program: slow on a busy machine.
+    }, 120_000)
+
+    it("runs the CLI reference's command for this database", async () => {
+      const connection = connectionArgs(ctx.name, join(scratch, 'legacy.db'))
+      const documented = documentedCommands().get(connection[1]!)
+      expect(documented).toBeDefined()
+      const args = withConnection(documented!, connection)
+      const out = args.indexOf('--out')
+      if (out >= 0) args[out + 1] = join(outDir, `documented-${args[out + 1]}`)
+      const { stdout } = await run(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'introspect', ...args], { cwd: root })
+      const source = out >= 0 ? readFileSync(args[out + 1]!, 'utf8') : stdout
+      expect(source).toContain('defineCollection({')
     }, 120_000)
 
     it('answers a usage message and status 2 for a bad command line', async () => {

@@ -1,28 +1,17 @@
-// Server-managed fields: the README's example, transpiled and mounted as written, over a table made by raw DDL:
+// Server-managed fields: the documentation's example, transpiled and mounted as written, over a table made by raw DDL:
 // creation/update instants and users written by the router, a readonly field only a hook sets.
 import express, { type Express, type Router } from 'express'
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
-import ts from 'typescript'
 import * as library from '../../lib'
 import type { DialectName } from '../../lib/repository/dialects'
-import { runnableBlock } from '../external/readme-blocks'
+import { loadBlockModule } from '../docs/doc-blocks'
 import { forEachDialect, type DialectContext } from '../support/dialects'
 import { expectError } from '../support/expect-error'
 
-/** The README block as a module whose `express-items-router` is this checkout's lib/. */
-function readmeExample(): { notesRouter(knex: Knex): Router } {
-  const { outputText } = ts.transpileModule(runnableBlock('server-managed').code, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  })
-  const exports: Record<string, unknown> = {}
-  // Its other imports are types only, which transpiling drops.
-  const load = (name: string): unknown => {
-    if (name === 'express-items-router') return library
-    throw new Error(`The README example imports ${name} at run time`)
-  }
-  new Function('require', 'exports', outputText)(load, exports)
-  return exports as unknown as { notesRouter(knex: Knex): Router }
+/** The documentation's block as a module whose `express-items-router` is this checkout's lib/. */
+function docsExample(): { notesRouter(knex: Knex): Router } {
+  return loadBlockModule('server-managed', { 'express-items-router': library })
 }
 
 const TIMESTAMP: Readonly<Record<DialectName, string>> = { sqlite: 'text', postgres: 'timestamptz', mysql: 'datetime(3)' }
@@ -44,7 +33,7 @@ forEachDialect((ctx: DialectContext) => {
           `updated_at ${at}, updated_by integer, edits integer not null default 0)`,
       )
       app = express()
-      app.use('/api', readmeExample().notesRouter(ctx.knex))
+      app.use('/api', docsExample().notesRouter(ctx.knex))
     })
     afterAll(() => ctx.knex.raw('drop table if exists notes'))
 
