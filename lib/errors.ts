@@ -167,6 +167,8 @@ function render(error: ItemsError): Rendered {
 
 /** The `type` the JSON body parser gives a body nested too deep (see handlers/json-body.ts). */
 export const BODY_TOO_DEEP = 'items.body.too.deep'
+/** The `type` the JSON body parser gives a body whose bytes are not UTF-8. */
+export const BODY_NOT_UTF8 = 'items.body.not.utf8'
 
 /** body-parser's own errors carry a `type`; map the ones a client can cause. */
 function fromBodyParser(error: {
@@ -179,6 +181,8 @@ function fromBodyParser(error: {
   switch (error.type) {
     case BODY_TOO_DEEP:
       return new InvalidPayloadError(`${String(error.message)} (maxJsonDepth)`)
+    case BODY_NOT_UTF8:
+      return new InvalidPayloadError(String(error.message))
     case 'entity.parse.failed':
       return new InvalidPayloadError('The body is not valid JSON')
     case 'entity.too.large':

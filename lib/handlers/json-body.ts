@@ -1,8 +1,10 @@
-// The JSON body parser: any JSON media type, a size limit, and a nesting bound checked before JSON.parse runs.
+// The JSON body parser: any JSON media type, a size limit, and checks on the bytes before JSON.parse runs: valid
+// UTF-8, a bound on nesting, and a note of a body that has none.
+import { isUtf8 } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import express, { type RequestHandler } from 'express'
 import type { RouterConfig } from '../config'
-import { BODY_TOO_DEEP } from '../errors'
+import { BODY_NOT_UTF8, BODY_TOO_DEEP } from '../errors'
 
 /** Brackets a body may nest around a json field's value: a batch array, an item, and `{ data }` / `{ query }`. */
 const ENVELOPE_DEPTH = 3
@@ -44,13 +46,34 @@ export function isJsonBody(req: IncomingMessage): boolean {
   return sized && JSON_MEDIA_TYPE.test(headers['content-type'] ?? '')
 }
 
+/**
+ * Requests whose JSON body had no bytes (`Content-Length: 0`, or a chunked body that ended at once). body-parser
+ * hands them on as `{}`, which must not pass for a payload; a route that needs no body (a one-item DELETE whose
+ * client sets the JSON type on every request) must still take them.
+ */
+const emptyBodies = new WeakSet<IncomingMessage>()
+
+/** Whether the request's JSON body had no bytes (see `emptyBodies`). */
+export const hasEmptyBody = (req: IncomingMessage): boolean => emptyBodies.has(req)
+
+/** `utf-8` in any spelling body-parser passes on; JSON in UTF-16 is decoded by iconv, not checked here. */
+const UTF8 = /^utf-?8$/i
+
 export function jsonBodyParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJsonDepth'>): RequestHandler {
   const maxNesting = config.maxJsonDepth + ENVELOPE_DEPTH
   return express.json({
     limit: config.bodyLimit,
     strict: false,
     type: isJsonBody,
-    verify: (_req, _res, body) => {
+    verify: (req, _res, body, encoding) => {
+      if (body.length === 0) {
+        emptyBodies.add(req)
+        return
+      }
+      // Decoding would turn each invalid sequence into U+FFFD, and the item would store that instead of the text sent.
+      if (UTF8.test(encoding) && !isUtf8(body)) {
+        throw Object.assign(new Error('The body is not valid UTF-8'), { type: BODY_NOT_UTF8 })
+      }
       if (jsonNesting(body, maxNesting) > maxNesting) {
         throw Object.assign(new Error(`The body nests deeper than ${maxNesting} levels`), { type: BODY_TOO_DEEP })
       }

@@ -4,7 +4,7 @@ import { InvalidPayloadError, RouteNotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { isPromiseLike } from '../is-promise-like'
 import type { ItemsContext } from '../types'
-import { isJsonBody } from './json-body'
+import { hasEmptyBody, isJsonBody } from './json-body'
 
 /** 404 `ROUTE_NOT_FOUND` naming the method and the path as the client sent it. */
 export const routeNotFound = (req: Request): RouteNotFoundError => new RouteNotFoundError(`${req.method} ${req.baseUrl}${req.path}`)
@@ -15,6 +15,7 @@ export function readBody(req: Request): unknown {
   if (!isJsonBody(req)) {
     throw new InvalidPayloadError('The request needs a JSON body (Content-Type: application/json)')
   }
+  if (hasEmptyBody(req)) throw new InvalidPayloadError('The request body is empty')
   return req.body as unknown
 }
 

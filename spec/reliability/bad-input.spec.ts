@@ -1,11 +1,41 @@
 // Hostile or malformed input answers a 4xx naming the problem on every database: never a 500, never silently stored.
+import { once } from 'node:events'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import request from 'supertest'
+import { seed } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { expectError } from '../support/expect-error'
+import { expectError, type Answered } from '../support/expect-error'
+import { rowCount } from '../support/write-checks'
 
 const SAMPLE = '0b9e6f4a-1c2d-4e5f-8a9b-000000000001'
+
+/**
+ * Sends `body` with exactly these headers over a real connection: supertest sets its own length, and could not
+ * send a chunked body that ends at once.
+ */
+async function sendRaw(app: Express, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Answered> {
+  const server = app.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  try {
+    const { port } = server.address() as AddressInfo
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers })
+    req.end(body)
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage]
+    const chunks: Buffer[] = []
+    for await (const chunk of res) chunks.push(chunk as Buffer)
+    const text = Buffer.concat(chunks).toString()
+    return {
+      status: res.statusCode!,
+      headers: res.headers as Record<string, string>,
+      body: text === '' ? {} : (JSON.parse(text) as unknown),
+    }
+  } finally {
+    server.close()
+  }
+}
 
 /** A json value nested `depth` arrays deep. */
 function nestedJson(depth: number): unknown {
@@ -76,6 +106,50 @@ forEachDialect((ctx) => {
       const text = '{"payload":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}'
       const response = await request(app).patch(`/api/items/samples/${SAMPLE}`).set('Content-Type', 'application/json').send(text)
       expectError(response, 400, 'INVALID_PAYLOAD')
+    })
+
+    describe.each([
+      ['POST /items/authors', 'POST', '/api/items/authors'],
+      ['PATCH /items/authors/1', 'PATCH', '/api/items/authors/1'],
+      ['PATCH /items/authors', 'PATCH', '/api/items/authors'],
+      ['DELETE /items/comments', 'DELETE', '/api/items/comments'],
+    ])('an empty JSON body on %s', (_route, method, path) => {
+      it.each([
+        ['Content-Length: 0', { 'Content-Length': '0' }],
+        ['an empty chunked body', { 'Transfer-Encoding': 'chunked' }],
+      ])('with %s is a 400 INVALID_PAYLOAD, and nothing is written', async (_label, headers) => {
+        const response = await sendRaw(app, method, path, { 'Content-Type': 'application/json', ...headers }, Buffer.alloc(0))
+        expect(expectError(response, 400, 'INVALID_PAYLOAD').message).toContain('empty')
+        expect(await rowCount(ctx, 'authors')).toBe(seed.authors.length)
+        expect(await rowCount(ctx, 'comments')).toBe(seed.comments.length)
+        expect(await ctx.knex('authors').where({ id: 1 }).first('name')).toEqual({ name: seed.authors[0]!.name })
+      })
+    })
+
+    it('an empty JSON body where none is needed (a one-item DELETE) is no body', async () => {
+      const headers = { 'Content-Type': 'application/json', 'Content-Length': '0' }
+      expect((await sendRaw(app, 'DELETE', '/api/items/comments/1', headers, Buffer.alloc(0))).status).toBe(204)
+    })
+
+    it.each([
+      ['an invalid byte', Buffer.from([0xff])],
+      ['a lone continuation byte', Buffer.from([0x80])],
+      ['an overlong slash', Buffer.from([0xc0, 0xaf])],
+      ['an encoded surrogate', Buffer.from([0xed, 0xa0, 0x80])],
+      ['a truncated sequence', Buffer.from([0xe2, 0x82])],
+    ])('a JSON body with %s (not UTF-8) is a 400 INVALID_PAYLOAD, and nothing is stored', async (_label, bytes) => {
+      const body = Buffer.concat([Buffer.from('{"name":"a'), bytes, Buffer.from('b"}')])
+      for (const type of ['application/json', 'application/json; charset=UTF-8']) {
+        const response = await sendRaw(app, 'POST', '/api/items/authors', { 'Content-Type': type }, body)
+        expect(expectError(response, 400, 'INVALID_PAYLOAD').message).toContain('UTF-8')
+      }
+      expect(await rowCount(ctx, 'authors')).toBe(seed.authors.length)
+    })
+
+    it('a JSON body in UTF-8 with a byte order mark and four-byte characters is stored as sent', async () => {
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"😀 Zoë"}')])
+      const response = await sendRaw(app, 'POST', '/api/items/authors?fields=name', { 'Content-Type': 'application/json' }, body)
+      expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: { data: { name: '😀 Zoë' } } })
     })
 
     it('a json value nested 40 deep is a 400 INVALID_PAYLOAD naming maxJsonDepth', async () => {
