@@ -5,17 +5,21 @@ import { parseBodyKeys } from '../query/parse-key'
 import { sendNoContent } from './envelope'
 import type { ItemsHandler } from './items-scope'
 
+const FORMS = 'Send an array of keys, { keys } or { query }'
+
+/** Which items the body names: keys (an array, or `{ keys }`) or a `{ query }`. Anything else is a 400. */
+function formOf(input: unknown): { keys: unknown } | { query: unknown } {
+  if (Array.isArray(input)) return { keys: input }
+  if (!isPlainObject(input)) throw new InvalidPayloadError(FORMS)
+  const unknown = Object.keys(input).find((key) => key !== 'keys' && key !== 'query')
+  if (unknown !== undefined) throw new InvalidPayloadError(`${FORMS}; the body has an unknown key "${unknown}"`)
+  if ((input.keys === undefined) === (input.query === undefined)) throw new InvalidPayloadError(FORMS)
+  return input.keys !== undefined ? { keys: input.keys } : { query: input.query }
+}
+
 export const deleteItems: ItemsHandler = async (_req, res, { collection, writer, body, selection }) => {
-  const input = body()
-  const { maxBatchSize } = collection.limits
-  if (Array.isArray(input)) {
-    await writer().delete(parseBodyKeys(collection, input, maxBatchSize))
-  } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'keys' in input) {
-    await writer().delete(parseBodyKeys(collection, input.keys, maxBatchSize))
-  } else if (isPlainObject(input) && Object.keys(input).length === 1 && 'query' in input) {
-    await writer().deleteWhere(selection(input.query))
-  } else {
-    throw new InvalidPayloadError('Send an array of keys, { keys } or { query }')
-  }
+  const form = formOf(body())
+  if ('keys' in form) await writer().delete(parseBodyKeys(collection, form.keys, collection.limits.maxBatchSize))
+  else await writer().deleteWhere(selection(form.query))
   sendNoContent(res)
 }

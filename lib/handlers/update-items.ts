@@ -7,6 +7,8 @@ import type { PrimaryKey } from '../types'
 import type { Change, WriteOptions } from '../writes/items-writer'
 import type { ItemsHandler, ItemsScope } from './items-scope'
 
+const FORMS = 'Send either { keys, data }, { query, data } or an array of items with their keys'
+
 function updateEach({ collection, writer }: ItemsScope, items: unknown[], options: WriteOptions): Promise<PrimaryKey[]> {
   if (items.length > collection.limits.maxBatchSize) {
     throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be updated in one request`)
@@ -24,11 +26,9 @@ function updateEach({ collection, writer }: ItemsScope, items: unknown[], option
 
 function updateByForm(scope: ItemsScope, input: Record<string, unknown>, options: WriteOptions): Promise<PrimaryKey[]> {
   const { collection, writer } = scope
-  const extra = Object.keys(input).filter((key) => key !== 'keys' && key !== 'query' && key !== 'data')
-  const forms = ['keys', 'query'].filter((key) => input[key] !== undefined)
-  if (extra.length > 0 || forms.length !== 1 || input.data === undefined) {
-    throw new InvalidPayloadError('Send either { keys, data }, { query, data } or an array of items with their keys')
-  }
+  const unknown = Object.keys(input).find((key) => key !== 'keys' && key !== 'query' && key !== 'data')
+  if (unknown !== undefined) throw new InvalidPayloadError(`${FORMS}; the body has an unknown key "${unknown}"`)
+  if ((input.keys === undefined) === (input.query === undefined) || input.data === undefined) throw new InvalidPayloadError(FORMS)
   if (input.keys !== undefined) {
     return writer().update([{ keys: parseBodyKeys(collection, input.keys, collection.limits.maxBatchSize), data: input.data }], options)
   }

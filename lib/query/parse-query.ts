@@ -159,19 +159,35 @@ export function parseQuery(raw: RawQuery, collection: Collection, given: ParserO
   }
 }
 
+/** What the `query` of a by-query write may hold. */
+const SELECTION_PARAMETERS: readonly string[] = ['filter', 'search', 'sort', 'limit', 'offset', 'page']
+const SELECTION_LIST = 'filter, search, sort, limit, offset or page'
+
 /**
  * The `query` of a by-query PATCH or DELETE: which rows to change, among those the caller may read. Every
- * matching row unless it sets a limit.
+ * matching row unless it sets a limit. A key it does not know is refused, never ignored: a misspelt `filter`
+ * would otherwise select every row. So is a query that neither narrows the rows (a filter or search of its own)
+ * nor sets a limit, such as `{}` or an empty filter: a write to every row must ask for it, with `"limit": -1`.
  */
 export function parseSelection(raw: unknown, collection: Collection, given: ParserOptions, now = new Date()): Selection {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new InvalidPayloadError('"query" must be an object with filter, search, sort, limit or offset')
+    throw new InvalidPayloadError(`"query" must be an object with ${SELECTION_LIST}`)
+  }
+  const unknown = Object.keys(raw).find((key) => !SELECTION_PARAMETERS.includes(key))
+  if (unknown !== undefined) {
+    throw new InvalidQueryError(`"query" has no parameter "${unknown}"; it takes ${SELECTION_LIST}`)
   }
   const query = raw as RawQuery
   const options = extended(given, { budget: newFilterBudget() })
+  const filter = parseFilter(query.filter, collection, options, now)
+  const search = parseSearch(query.search, collection, options.schema)
+  const limited = query.limit !== undefined && query.limit !== null && query.limit !== ''
+  if (filter === null && search === null && !limited) {
+    throw new InvalidQueryError('"query" selects every item: give a "filter" or "search", or "limit": -1 to change every item')
+  }
   return {
-    filter: both(options.schema.scope(collection), parseFilter(query.filter, collection, options, now)),
-    search: parseSearch(query.search, collection, options.schema),
+    filter: both(options.schema.scope(collection), filter),
+    search,
     sort: parseSort(query.sort, collection, options.schema),
     ...parsePagination(query, collection.limits, 'write'),
   }

@@ -271,7 +271,7 @@ forEachDialect((ctx) => {
         ['POST array', (as) => as.post('/api/items/authors', [{ name: 'New' }])],
         ['PATCH by key', (as) => as.patch('/api/items/authors/1', { name: 'Renamed' })],
         ['PATCH keys', (as) => as.patch('/api/items/authors', { keys: [1], data: { name: 'Renamed' } })],
-        ['PATCH query', (as) => as.patch('/api/items/authors', { query: {}, data: { name: 'Renamed' } })],
+        ['PATCH query', (as) => as.patch('/api/items/authors', { query: { limit: -1 }, data: { name: 'Renamed' } })],
         ['DELETE by key', (as) => as.delete('/api/items/authors/18')],
         ['DELETE query', (as) => as.delete('/api/items/authors', { query: { limit: 1 } })],
         ['GET singleton', (as) => as.get('/api/items/settings')],
@@ -1049,7 +1049,7 @@ forEachDialect((ctx) => {
     it('is denied with 403 when the entry is left out', async () => {
       const closed = appWith({ comments: { read: true } })
       expect((await caller(closed, { user: 3 }).delete(`/api/items/comments/${first(OWN_SHOWN, 'own comment')}`)).body).toEqual(FORBIDDEN)
-      expect((await caller(closed, { user: 3 }).delete('/api/items/comments', { query: {} })).body).toEqual(FORBIDDEN)
+      expect((await caller(closed, { user: 3 }).delete('/api/items/comments', { query: { limit: -1 } })).body).toEqual(FORBIDDEN)
       expect(await storedIds('comments')).toEqual(ALL_COMMENTS)
     })
   })

@@ -707,8 +707,8 @@ describe('parseQuery', () => {
 })
 
 describe('parseSelection (by-query writes)', () => {
-  it('defaults to every row, primary key order', () => {
-    expect(parseSelection({}, articles, parserOptions)).toEqual({
+  it('selects every row, primary key order, with limit -1', () => {
+    expect(parseSelection({ limit: -1 }, articles, parserOptions)).toEqual({
       filter: null,
       search: null,
       sort: sortNodes(articles, [['id', 'asc']]),
@@ -738,7 +738,23 @@ describe('parseSelection (by-query writes)', () => {
   it('ignores maxLimit: the batch limit guards writes instead', () => {
     const capped = collection('articles', fixtureSchema(CAPPED_LIMITS))
     expect(parseSelection({ limit: 500 }, capped, parserOptions)).toMatchObject({ limit: 500 })
-    expect(parseSelection({}, capped, parserOptions)).toMatchObject({ limit: null })
+    expect(parseSelection({ limit: -1 }, capped, parserOptions)).toMatchObject({ limit: null })
+  })
+
+  it.each<[string, Record<string, unknown>]>([
+    ['nothing', {}],
+    ['an empty filter', { filter: {} }],
+    ['an empty search and a sort', { search: '', sort: ['id'] }],
+  ])('refuses a query that selects every row by giving %s', (_label, raw) => {
+    expect(reasonOf(() => parseSelection(raw, articles, parserOptions))).toBe(
+      '"query" selects every item: give a "filter" or "search", or "limit": -1 to change every item',
+    )
+  })
+
+  it('refuses a key it does not know, naming it', () => {
+    expect(reasonOf(() => parseSelection({ filters: { id: { _eq: 1 } } }, articles, parserOptions))).toBe(
+      '"query" has no parameter "filters"; it takes filter, search, sort, limit, offset or page',
+    )
   })
 
   it.each<[string, unknown]>([
@@ -748,7 +764,7 @@ describe('parseSelection (by-query writes)', () => {
   ])('refuses %s as the query with InvalidPayloadError', (_label, raw) => {
     expect(() => parseSelection(raw, articles, parserOptions)).toThrow(InvalidPayloadError)
     expect(() => parseSelection(raw, articles, parserOptions)).toThrow(
-      'Invalid payload. "query" must be an object with filter, search, sort, limit or offset.',
+      'Invalid payload. "query" must be an object with filter, search, sort, limit, offset or page.',
     )
   })
 
