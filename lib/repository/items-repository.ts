@@ -400,8 +400,12 @@ export class ItemsRepository {
     if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
     const pk = collection.primaryKey
     const row = this.toRow(payload)
+    // The key's own row only, as reads and key checks find it: the column's collation may take "A", "a " or "á"
+    // for "a" (MySQL's usual ones do). A raw condition: the builder has no exact comparison (see Dialect.exactText).
+    const exact = pk.spec.text ? this.dialect.exactText : null
     const where = (qb: Knex.QueryBuilder, boundKey: unknown): Knex.QueryBuilder => {
       qb.where(pk.column, boundKey as Knex.Value)
+      if (exact !== null) qb.whereRaw(`?? = ${exact}`, [pk.column, boundKey as Knex.Value])
       if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
       return qb
     }
