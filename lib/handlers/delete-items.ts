@@ -3,6 +3,7 @@ import { InvalidPayloadError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKeys } from '../query/parse-key'
 import { sendNoContent } from './envelope'
+import { currentEtags, withIfMatch } from './etag'
 import type { ItemsHandler } from './items-scope'
 
 const FORMS = 'Send an array of keys, { keys } or { query }'
@@ -17,9 +18,11 @@ function formOf(input: unknown): { keys: unknown } | { query: unknown } {
   return input.keys !== undefined ? { keys: input.keys } : { query: input.query }
 }
 
-export const deleteItems: ItemsHandler = async (_req, res, { collection, writer, body, selection }) => {
+export const deleteItems: ItemsHandler = async (req, res, scope) => {
+  const { collection, writer, body, selection } = scope
   const form = formOf(body())
-  if ('keys' in form) await writer().delete(parseBodyKeys(collection, form.keys, collection.limits.maxBatchSize))
-  else await writer().deleteWhere(selection(form.query))
+  const options = withIfMatch({}, req.get('If-Match'), currentEtags(scope))
+  if ('keys' in form) await writer().delete(parseBodyKeys(collection, form.keys, collection.limits.maxBatchSize), options)
+  else await writer().deleteWhere(selection(form.query), options)
   sendNoContent(res)
 }

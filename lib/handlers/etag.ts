@@ -9,6 +9,7 @@ import type { SchemaView } from '../query/schema-view'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
+import type { ItemsScope } from './items-scope'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
 import { extended } from '../extended'
 
@@ -51,17 +52,28 @@ const sha256: (text: string) => string =
 
 const digest = (tagged: Item): string => `"${sha256(JSON.stringify(tagged))}"`
 
-/** The item's ETag as the caller sees it, or null when they cannot see it. In `db` when given (a write's transaction). */
+/** The item's ETag as the caller sees it, or null when they cannot see it. */
 export async function etagOf(
   repository: ItemsRepository,
   view: SchemaView,
   collection: Collection,
   key: PrimaryKey,
-  db?: Db,
 ): Promise<string | null> {
-  const [item] = await repository.readByKeys(collection, [key], taggedFields(view, collection), view.scope(collection), db)
+  const [item] = await repository.readByKeys(collection, [key], taggedFields(view, collection), view.scope(collection))
   return item ? digest(item) : null
 }
+
+/**
+ * The ETags of the items with these keys that the caller can see, in key order, read in a write's transaction
+ * once their rows are locked (see `withIfMatch`). One statement per chunk of keys.
+ */
+export const currentEtags =
+  ({ repository, access, collection }: Pick<ItemsScope, 'repository' | 'access' | 'collection'>) =>
+  async (trx: Db, keys: readonly PrimaryKey[]): Promise<string[]> => {
+    const { view } = access
+    const items = await repository.readByKeys(collection, keys, taggedFields(view, collection), view.scope(collection), trx)
+    return items.map(digest)
+  }
 
 /** A one-item read's fields with what its ETag needs, and how to split what it read into the item and its ETag. */
 export interface EtagRead {
@@ -113,17 +125,25 @@ export function etagMatches(header: string, etag: string | null): boolean {
 }
 
 /**
- * Adds an If-Match check to a write's options: it runs inside the transaction once the item's row is locked,
- * so the item cannot change between the check and the write. No header, no check.
+ * Adds an If-Match check to a write's options: the write goes ahead only when it changes at least one item and
+ * every item it changes has one of the header's tags (`*`: any). One item's write (a one-item route, a singleton)
+ * is checked as HTTP has it; a write of several items (keys, an array, a query) applies the header to each of
+ * them, so a client that read them sends their tags, and a change to any of them since, or an item it did not
+ * read, fails the whole write. The check runs inside the transaction once the rows are locked, so no item can
+ * change between the check and the write. No header, no check.
  */
 export function withIfMatch(
   options: WriteOptions,
   header: string | undefined,
-  etag: (trx: Db, keys: readonly PrimaryKey[]) => Promise<string | null>,
+  etags: (trx: Db, keys: readonly PrimaryKey[]) => Promise<readonly string[]>,
 ): WriteOptions {
   if (header === undefined) return options
   const guard: WriteGuard = async (trx, keys) => {
-    if (!etagMatches(header, await etag(trx, keys))) throw new PreconditionFailedError()
+    // No item (a singleton without its row, a query that matched none) has a tag the header could name.
+    if (keys.length === 0) throw new PreconditionFailedError()
+    // Fewer tags than keys: an item the caller cannot see, which has none.
+    const current = await etags(trx, keys)
+    if (current.length < keys.length || !current.every((etag) => etagMatches(header, etag))) throw new PreconditionFailedError()
     await options.guard?.(trx, keys)
   }
   return extended(options, { guard })

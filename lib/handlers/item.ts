@@ -5,9 +5,8 @@ import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { Db } from '../repository/item-loader'
-import type { ItemsHandler, ItemsScope } from './items-scope'
-import { etagOf, etagRead, notModified, withIfMatch } from './etag'
+import type { ItemsHandler } from './items-scope'
+import { currentEtags, etagRead, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
 /** A key that cannot belong to the collection (`abc` for an integer key) names no item: 404, not 400. */
@@ -42,19 +41,13 @@ export const updateItem: ItemsHandler = async (req, res, scope) => {
   await query()
   await respond(
     res,
-    (options) => writer().update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtag(scope, key))),
+    (options) => writer().update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtags(scope))),
     async () => itemAnswer(await readBack([key])),
   )
 }
 
 export const deleteItem: ItemsHandler = async (req, res, scope) => {
   const key = keyOf(scope.collection, String(req.params.id))
-  await scope.writer().delete([key], withIfMatch({}, req.get('If-Match'), currentEtag(scope, key)))
+  await scope.writer().delete([key], withIfMatch({}, req.get('If-Match'), currentEtags(scope)))
   sendNoContent(res)
 }
-
-/** The item's ETag read inside a write's transaction, for If-Match. */
-const currentEtag =
-  ({ repository, access, collection }: ItemsScope, key: PrimaryKey) =>
-  (trx: Db): Promise<string | null> =>
-    etagOf(repository, access.view, collection, key, trx)

@@ -1,10 +1,9 @@
 // GET / PATCH of a singleton collection's one item, at /items/:collection and /items/:collection/singleton.
 import type { FieldNode } from '../query/query'
-import type { Item, PrimaryKey } from '../types'
+import type { Item } from '../types'
 import { sendData } from './envelope'
-import type { Db } from '../repository/item-loader'
 import type { ItemsHandler } from './items-scope'
-import { etagOf, notModified, withIfMatch } from './etag'
+import { currentEtags, etagOf, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
 /** Before the row exists (or while the caller may not see it), a read answers the primary key as null and every field that has a default. */
@@ -33,19 +32,14 @@ export const readSingleton: ItemsHandler = async (req, res, { collection, reposi
 }
 
 /** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
-export const updateSingleton: ItemsHandler = async (
-  req,
-  res,
-  { collection, repository, access, writer, query, body, readBack, respond },
-) => {
+export const updateSingleton: ItemsHandler = async (req, res, scope) => {
+  const { writer, query, body, readBack, respond } = scope
   const input = body()
   await query()
   // If-Match on a singleton without its row names nothing that exists: 412, and no row is created.
-  const etag = (trx: Db, keys: readonly PrimaryKey[]): Promise<string | null> =>
-    keys[0] === undefined ? Promise.resolve(null) : etagOf(repository, access.view, collection, keys[0], trx)
   await respond(
     res,
-    async (options) => [await writer().saveSingleton(input, withIfMatch(options, req.get('If-Match'), etag))],
+    async (options) => [await writer().saveSingleton(input, withIfMatch(options, req.get('If-Match'), currentEtags(scope)))],
     async (keys) => itemAnswer(await readBack(keys)),
   )
 }

@@ -5,6 +5,7 @@ import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey, parseBodyKeys } from '../query/parse-key'
 import type { PrimaryKey } from '../types'
 import type { Change, WriteOptions } from '../writes/items-writer'
+import { currentEtags, withIfMatch } from './etag'
 import type { ItemsHandler, ItemsScope } from './items-scope'
 
 const FORMS = 'Send either { keys, data }, { query, data } or an array of items with their keys'
@@ -35,13 +36,16 @@ function updateByForm(scope: ItemsScope, input: Record<string, unknown>, options
   return writer().updateWhere(scope.selection(input.query), input.data, options)
 }
 
-export const updateItems: ItemsHandler = async (_req, res, scope) => {
+export const updateItems: ItemsHandler = async (req, res, scope) => {
   const input = scope.body()
   await scope.query()
   if (!Array.isArray(input) && !isPlainObject(input)) throw new InvalidPayloadError('The body must be a JSON object or array')
   await scope.respond(
     res,
-    (options) => (Array.isArray(input) ? updateEach(scope, input, options) : updateByForm(scope, input, options)),
+    (given) => {
+      const options = withIfMatch(given, req.get('If-Match'), currentEtags(scope))
+      return Array.isArray(input) ? updateEach(scope, input, options) : updateByForm(scope, input, options)
+    },
     async (keys) => ({ status: 200, body: { data: await scope.readBack([...new Set(keys)]) } }),
   )
 }

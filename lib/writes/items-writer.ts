@@ -270,9 +270,17 @@ export class ItemsWriter {
   }
 
   /** Deletes the items the selection matches among those the caller may read and delete. */
-  async deleteWhere(selection: Selection): Promise<void> {
+  async deleteWhere(selection: Selection, options: WriteOptions = {}): Promise<void> {
     const rule = await this.access.write(this.collection, 'delete')
-    await this.runDelete((trx) => this.findKeys(trx, selection, rule))
+    await this.runDelete(async (trx) => {
+      const keys = await this.findKeys(trx, selection, rule)
+      if (options.guard !== undefined) {
+        // The DELETE would lock the rows too, but only after the guard has read them.
+        await this.repository.lockKeys(trx, this.collection, keys)
+        await options.guard(trx, keys)
+      }
+      return keys
+    })
   }
 
   /**

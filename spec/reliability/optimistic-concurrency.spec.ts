@@ -1,9 +1,11 @@
-// ETag, If-Match and If-None-Match on one-item and singleton routes, on every dialect: a stale If-Match is a
-// 412 that writes nothing, checked inside the write's transaction, so of concurrent writers with one tag one wins.
+// ETag, If-Match and If-None-Match on one-item and singleton routes, and If-Match on the collection routes, on every
+// dialect: a stale If-Match is a 412 that writes nothing, checked inside the write's transaction, so of concurrent
+// writers with one tag one wins. On a write of several items every item must have one of the listed tags.
 import type { Express } from 'express'
 import request from 'supertest'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { expectError } from '../support/expect-error'
 
 const STRONG_ETAG = /^"[A-Za-z0-9_-]+"$/
 
@@ -87,5 +89,93 @@ forEachDialect((ctx) => {
     expect((await request(app).patch('/api/items/settings').set('If-Match', tag).send({ site_name: 'Ours' })).status).toBe(200)
     expect((await request(app).patch('/api/items/settings').set('If-Match', tag).send({ site_name: 'Theirs' })).status).toBe(412)
     expect((await ctx.knex('settings').first('site_name')).site_name).toBe('Ours')
+  })
+
+  describe('If-Match on the collection routes', () => {
+    const tagsOf = async (ids: readonly number[]): Promise<string> =>
+      (await Promise.all(ids.map((id) => etagOf(`/api/items/articles/${id}`)))).join(', ')
+    const titlesOf = (ids: readonly number[]): Promise<string[]> => Promise.all(ids.map(titleOf))
+    /** Articles nothing references, which a DELETE may remove. */
+    const fresh = async (count: number): Promise<number[]> => {
+      const created = await request(app)
+        .post('/api/items/articles?fields=id')
+        .send(Array.from({ length: count }, (_, index) => ({ title: `Fresh ${index}` })))
+      return (created.body.data as { id: number }[]).map((item) => item.id)
+    }
+
+    it.each([
+      ['PATCH { keys }', (ids: number[]) => ({ keys: ids, data: { title: 'Changed' } })],
+      ['PATCH [items]', (ids: number[]) => ids.map((id) => ({ id, title: 'Changed' }))],
+      ['PATCH { query }', (ids: number[]) => ({ query: { filter: { id: { _in: ids } } }, data: { title: 'Changed' } })],
+    ])('%s writes when every item has one of the tags, and is a 412 writing nothing when one changed', async (_form, body) => {
+      const ids = [3, 4]
+      const tags = await tagsOf(ids)
+      const titles = await titlesOf(ids)
+      await request(app).patch('/api/items/articles/4').send({ rating: 1 }).expect(200)
+      expectError(await request(app).patch('/api/items/articles').set('If-Match', tags).send(body(ids)), 412, 'PRECONDITION_FAILED')
+      expect(await titlesOf(ids)).toEqual(titles)
+      // One item's tag does not stand for the other's.
+      const third = await etagOf('/api/items/articles/3')
+      expectError(await request(app).patch('/api/items/articles').set('If-Match', third).send(body(ids)), 412, 'PRECONDITION_FAILED')
+      expect(await titlesOf(ids)).toEqual(titles)
+      const current = await tagsOf(ids)
+      expect((await request(app).patch('/api/items/articles').set('If-Match', current).send(body(ids))).status).toBe(200)
+      expect(await titlesOf(ids)).toEqual(['Changed', 'Changed'])
+      expect((await request(app).patch('/api/items/articles').set('If-Match', '*').send(body(ids))).status).toBe(200)
+    })
+
+    it.each([
+      ['DELETE [keys]', (ids: number[]) => ids],
+      ['DELETE { keys }', (ids: number[]) => ({ keys: ids })],
+      ['DELETE { query }', (ids: number[]) => ({ query: { filter: { id: { _in: ids } } } })],
+    ])('%s deletes when every item has one of the tags, and is a 412 deleting nothing when one changed', async (_form, body) => {
+      const ids = await fresh(2)
+      const tags = await tagsOf(ids)
+      await request(app).patch(`/api/items/articles/${ids[1]}`).send({ rating: 1 }).expect(200)
+      expectError(await request(app).delete('/api/items/articles').set('If-Match', tags).send(body(ids)), 412, 'PRECONDITION_FAILED')
+      const stored = async (): Promise<number[]> => (await ctx.knex('articles').whereIn('id', ids).orderBy('id').pluck('id')).map(Number)
+      expect(await stored()).toEqual(ids)
+      expect(
+        (
+          await request(app)
+            .delete('/api/items/articles')
+            .set('If-Match', await tagsOf(ids))
+            .send(body(ids))
+        ).status,
+      ).toBe(204)
+      expect(await stored()).toEqual([])
+    })
+
+    it('is a 412 on a by-query write that matches no item: the tags name nothing that exists', async () => {
+      const tag = await etagOf('/api/items/articles/3')
+      const query = { filter: { id: { _eq: 3 }, title: { _eq: 'Not its title' } } }
+      for (const header of [tag, '*']) {
+        expectError(
+          await request(app)
+            .patch('/api/items/articles')
+            .set('If-Match', header)
+            .send({ query, data: { title: 'Changed' } }),
+          412,
+          'PRECONDITION_FAILED',
+        )
+        expectError(await request(app).delete('/api/items/articles').set('If-Match', header).send({ query }), 412, 'PRECONDITION_FAILED')
+      }
+    })
+
+    it('lets exactly one of concurrent PATCH { keys } with the same If-Match win', async () => {
+      const ids = [5, 6]
+      const tags = await tagsOf(ids)
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          request(app)
+            .patch('/api/items/articles')
+            .set('If-Match', tags)
+            .send({ keys: ids, data: { title: `Writer ${index}` } }),
+        ),
+      )
+      expect(responses.map((response) => response.status).sort()).toEqual([200, ...Array<number>(5).fill(412)])
+      const winner = responses.find((response) => response.status === 200)!
+      expect(await titlesOf(ids)).toEqual(ids.map(() => winner.body.data[0].title))
+    })
   })
 })
