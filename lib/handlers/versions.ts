@@ -108,9 +108,13 @@ export const promoteVersion: VersionsHandler = async (req, res, { versions, vers
   await versions.ready()
   const { collection, item, changes, mainHash } = await versions.promotion((await version()).id, readBody(req))
   // Through the collection's own write path: its hooks, validation and events apply as to any update. The hash
-  // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between.
+  // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between, and checked
+  // again after the write, which must have changed it.
   await (
     await writer(collection)
-  ).update([{ keys: [item], data: changes }], { guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx) })
+  ).update([{ keys: [item], data: changes }], {
+    guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx),
+    written: (trx) => versions.assertPromoted(collection, item, mainHash, trx),
+  })
   sendData(res, item)
 }

@@ -300,6 +300,17 @@ export class VersionsService {
   }
 
   /**
+   * 422 when a promote left the main item, read in `db` after its write, with the hash it was checked against.
+   * A promote must change the hash it consumes: one that changed nothing would leave that hash valid, and a second
+   * promote named by it would succeed too. So of concurrent promotes with one `mainHash`, exactly one wins.
+   */
+  async assertPromoted(collection: Collection, item: PrimaryKey, consumed: string, db: Db): Promise<void> {
+    if ((await this.mainHash(collection, item, db)) === consumed) {
+      throw new VersionConflictError('Promoting this version would not change the main item.', { mainHash: consumed })
+    }
+  }
+
+  /**
    * The main item as the version shows it: the delta's values replace the fields `fields` reads, and a
    * many-to-one the delta changes is read again from its new key, shaped by the same sub-fields.
    */

@@ -84,7 +84,10 @@ export type WriteGuard = (trx: Db, keys: readonly PrimaryKey[]) => Promise<void>
 
 export interface WriteOptions {
   readonly guard?: WriteGuard
-  /** Runs last inside the transaction with the written keys, so what it records commits with the write. */
+  /**
+   * Runs last inside the transaction with the written keys: what it records commits with the write, and what it
+   * throws undoes it (a promote that changed nothing).
+   */
   readonly written?: (trx: Db, keys: readonly PrimaryKey[]) => Promise<void>
 }
 

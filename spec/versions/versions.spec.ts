@@ -746,6 +746,15 @@ forEachDialect((ctx) => {
       expect(await readItem('articles/1')).toEqual({ ...fullArticle(1), status: 'archived' })
     })
 
+    it('refuses a promote that would change nothing with 422, so that one mainHash lets one promote through', async () => {
+      const { mainHash } = await compare(version.id)
+      const refused = expectError(await promote({ mainHash, fields: [] }), 422, 'UNPROCESSABLE_CONTENT')
+      expect(refused.extensions).toEqual({ code: 'UNPROCESSABLE_CONTENT', mainHash })
+      expect(await readItem('articles/1')).toEqual(fullArticle(1))
+      expect((await promote({ mainHash })).status).toBe(200)
+      expectError(await promote({ mainHash }), 422, 'UNPROCESSABLE_CONTENT')
+    })
+
     it('refuses a mainHash that was never the main item with 422 and changes nothing', async () => {
       expectError(await promote({ mainHash: '0'.repeat(64) }), 422, 'UNPROCESSABLE_CONTENT')
       expect(await readItem('articles/1')).toEqual(fullArticle(1))
