@@ -6,7 +6,7 @@ import { collectionSchemas, componentName } from './collection-schemas'
 import { errorComponents } from './error-responses'
 import { itemsPaths } from './item-paths'
 import type { OpenApiContext, PathBuilder } from './openapi-context'
-import { parameterComponents } from './query-parameters'
+import { parameterComponents } from './parameter-components'
 import { versionPaths } from './version-paths'
 
 /**

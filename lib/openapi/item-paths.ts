@@ -3,25 +3,10 @@
 import type { Collection } from '../schema/collection'
 import { ref, responseValue } from './collection-schemas'
 import { errorResponses } from './error-responses'
-import { filterParameter, parameterRef, type QueryParameterName } from './query-parameters'
+import { queryParameters } from './parameter-components'
 import type { OpenApiContext } from './openapi-context'
 
 type Json = Record<string, unknown>
-
-const READ: readonly QueryParameterName[] = ['fields', 'deep', 'alias', 'backlink']
-const LIST: readonly QueryParameterName[] = [
-  ...READ,
-  'limit',
-  'offset',
-  'page',
-  'cursor',
-  'sort',
-  'meta',
-  'search',
-  'aggregate',
-  'groupBy',
-  'export',
-]
 
 export const json = (schema: Json): Json => ({ content: { 'application/json': { schema } } })
 export const dataOf = (schema: Json, extra: Json = {}): Json => ({
@@ -67,8 +52,8 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
   const base = `/items/${encodeURIComponent(collection.name)}`
   const item = ref(collection, 'Item')
   const key = responseValue(collection.primaryKey)
-  const filter = filterParameter(ref(collection, 'Filter'))
-  const read = READ.map(parameterRef)
+  const filter = ref(collection, 'Filter')
+  const readsBack = queryParameters('readBack', filter)
   const keys = { type: 'array', items: key }
   const idParameter = { name: 'id', in: 'path', required: true, schema: key }
   const tag = [collection.name]
@@ -80,7 +65,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
         operationId: operationId('list', collection),
         tags: tag,
         summary: `List ${collection.name}`,
-        parameters: [...LIST.map(parameterRef), filter],
+        parameters: queryParameters('list', filter),
         responses: {
           '200': ok('A page of items (with `aggregate`: grouped rows).', dataOf({ type: 'array', items: item }, { meta: META })),
           ...errorResponses([400, 403, 404, ...ALWAYS]),
@@ -95,7 +80,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
         operationId: operationId('create', collection),
         tags: tag,
         summary: `Create one or many ${collection.name} in one transaction`,
-        parameters: [...read, IDEMPOTENCY_KEY],
+        parameters: [...readsBack, IDEMPOTENCY_KEY],
         requestBody: {
           required: true,
           ...json({ anyOf: [ref(collection, 'Create'), { type: 'array', items: ref(collection, 'Create') }] }),
@@ -106,7 +91,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
         operationId: operationId('updateMany', collection),
         tags: tag,
         summary: `Update many ${collection.name}: by keys, by query, or an array of items carrying their keys`,
-        parameters: [...read, IDEMPOTENCY_KEY],
+        parameters: [...readsBack, IDEMPOTENCY_KEY],
         requestBody: {
           required: true,
           ...json({
@@ -144,7 +129,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
       get: {
         operationId: operationId('read', collection),
         tags: tag,
-        parameters: [...read, parameterRef('version'), IF_NONE_MATCH],
+        parameters: [...queryParameters('item', filter), IF_NONE_MATCH],
         responses: {
           '200': { ...ok('The item.', dataOf(item)), headers: ETAG },
           ...NOT_MODIFIED,
@@ -154,7 +139,7 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
       patch: {
         operationId: operationId('update', collection),
         tags: tag,
-        parameters: [...read, IDEMPOTENCY_KEY, IF_MATCH],
+        parameters: [...readsBack, IDEMPOTENCY_KEY, IF_MATCH],
         requestBody: { required: true, ...json(ref(collection, 'Update')) },
         responses: {
           '200': ok('The updated item.', dataOf(item)),
@@ -173,14 +158,15 @@ function itemPaths(collection: Collection, { operationId }: OpenApiContext): Jso
 }
 
 function singletonPaths(collection: Collection, { operationId }: OpenApiContext): Json {
-  const read = READ.map(parameterRef)
+  const filter = ref(collection, 'Filter')
+  const readsBack = queryParameters('readBack', filter)
   const tag = [collection.name]
   const operations = (suffix: string): Json => ({
     get: {
       operationId: operationId(`read${suffix}`, collection),
       tags: tag,
       summary: `Read the ${collection.name} singleton (its primary key is null before the row exists)`,
-      parameters: [...read, parameterRef('version'), IF_NONE_MATCH],
+      parameters: [...queryParameters('item', filter), IF_NONE_MATCH],
       responses: {
         '200': { ...ok('The item.', dataOf(ref(collection, 'Item'))), headers: ETAG },
         ...NOT_MODIFIED,
@@ -191,7 +177,7 @@ function singletonPaths(collection: Collection, { operationId }: OpenApiContext)
       operationId: operationId(`update${suffix}`, collection),
       tags: tag,
       summary: `Update (or create) the ${collection.name} singleton`,
-      parameters: [...read, IDEMPOTENCY_KEY, IF_MATCH],
+      parameters: [...readsBack, IDEMPOTENCY_KEY, IF_MATCH],
       requestBody: { required: true, ...json(ref(collection, 'Update')) },
       responses: {
         '200': ok('The item.', dataOf(ref(collection, 'Item'))),

@@ -3,7 +3,7 @@ import { ref } from './collection-schemas'
 import { errorResponses } from './error-responses'
 import { dataOf, json, NO_CONTENT, ok } from './item-paths'
 import type { OpenApiContext } from './openapi-context'
-import { filterParameter, parameterRef } from './query-parameters'
+import { queryParameters } from './parameter-components'
 
 type Json = Record<string, unknown>
 
@@ -32,10 +32,7 @@ export function versionPaths({ versions, collections }: OpenApiContext): Json {
         operationId: 'list_versions',
         tags: tag,
         summary: 'List the content versions the caller may manage',
-        parameters: [
-          ...(['fields', 'limit', 'offset', 'page', 'sort', 'meta'] as const).map(parameterRef),
-          filterParameter(ref(versions, 'Filter')),
-        ],
+        parameters: queryParameters('versions', ref(versions, 'Filter')),
         responses: {
           '200': ok('A page of versions.', dataOf({ type: 'array', items: version }, { meta: { type: 'object' } })),
           ...errorResponses([400, 500]),

@@ -13,7 +13,7 @@ import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
 import { decodeCursor } from './cursor'
 import type { ExportFormat, MetaRequest, Query, Selection, SortNode } from './query'
-import type { RawQuery } from './read-query-string'
+import type { RawParameters } from './query-parameters'
 import { extended } from '../extended'
 
 const MAX_VERSION_KEY_LENGTH = 64
@@ -25,7 +25,7 @@ const META_ENTRIES: Readonly<Record<string, keyof MetaRequest>> = {
   next_cursor: 'nextCursor',
 }
 
-function parseMeta(raw: unknown): MetaRequest {
+export function parseMeta(raw: unknown): MetaRequest {
   const meta: Record<keyof MetaRequest, boolean> = { totalCount: false, filterCount: false, totalCountEstimate: false, nextCursor: false }
   for (const entry of parseList(raw, 'meta')) {
     const key = Object.hasOwn(META_ENTRIES, entry) ? META_ENTRIES[entry] : undefined
@@ -39,7 +39,7 @@ function parseMeta(raw: unknown): MetaRequest {
 
 const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'csv', 'ndjson']
 
-function parseExport(raw: unknown): ExportFormat | null {
+export function parseExport(raw: unknown): ExportFormat | null {
   const format = parseSingle(raw, 'export')
   if (format === undefined) return null
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new InvalidQueryError('"export" must be json, csv or ndjson')
@@ -47,7 +47,12 @@ function parseExport(raw: unknown): ExportFormat | null {
 }
 
 /** The sort keys a `cursor` carries; a cursor replaces `offset` and `page`, and lists rows, not groups. */
-function parseAfter(raw: RawQuery, collection: Collection, sort: readonly SortNode[], options: ParserOptions): unknown[] | null {
+export function parseAfter(
+  raw: RawParameters,
+  collection: Collection,
+  sort: readonly SortNode[],
+  options: ParserOptions,
+): unknown[] | null {
   const cursor = parseSingle(raw.cursor, 'cursor')
   if (cursor === undefined) return null
   for (const parameter of ['offset', 'page', 'aggregate', 'groupBy', 'version'] as const) {
@@ -56,14 +61,14 @@ function parseAfter(raw: RawQuery, collection: Collection, sort: readonly SortNo
   return decodeCursor(cursor, options.cursorSecret, collection, sort)
 }
 
-function parseBacklink(raw: unknown): boolean {
+export function parseBacklink(raw: unknown): boolean {
   const text = parseSingle(raw, 'backlink')
   if (text === undefined || text === 'true') return true
   if (text === 'false') return false
   throw new InvalidQueryError('"backlink" must be true or false')
 }
 
-function parseVersion(raw: unknown): string | null {
+export function parseVersion(raw: unknown): string | null {
   const key = parseSingle(raw, 'version')
   if (key === undefined) return null
   if (key === '' || key.length > MAX_VERSION_KEY_LENGTH) {
@@ -87,7 +92,7 @@ export interface ParserOptions extends FieldsOptions {
  * Refuses a list parameter with more than `maxListEntries` entries before anything resolves them: 2,000
  * `groupBy` or `aggregate` entries would otherwise reach the database as that many columns.
  */
-function checkListEntries(raw: RawQuery, max: number): void {
+function checkListEntries(raw: RawParameters, max: number): void {
   const aggregate = raw.aggregate
   const aggregateEntries =
     aggregate !== null && typeof aggregate === 'object' && !Array.isArray(aggregate)
@@ -123,7 +128,7 @@ function safeList(raw: unknown, parameter: string): string[] {
   }
 }
 
-export function parseQuery(raw: RawQuery, collection: Collection, given: ParserOptions, now = new Date()): Query {
+export function parseQuery(raw: RawParameters, collection: Collection, given: ParserOptions, now = new Date()): Query {
   checkListEntries(raw, given.maxListEntries)
   // One budget for every filter of the request: the main one and each `deep` one.
   const options = extended(given, { budget: newFilterBudget() })
@@ -177,7 +182,7 @@ export function parseSelection(raw: unknown, collection: Collection, given: Pars
   if (unknown !== undefined) {
     throw new InvalidQueryError(`"query" has no parameter "${unknown}"; it takes ${SELECTION_LIST}`)
   }
-  const query = raw as RawQuery
+  const query = raw as RawParameters
   const options = extended(given, { budget: newFilterBudget() })
   const filter = parseFilter(query.filter, collection, options, now)
   const search = parseSearch(query.search, collection, options.schema)

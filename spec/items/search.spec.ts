@@ -3,6 +3,7 @@ import type { Express } from 'express'
 import qs from 'qs'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
+import { QUERY_PARAMETER_NAMES } from '../../lib/query/query-parameters'
 import { seed } from '../../fixtures/seed'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
@@ -80,6 +81,14 @@ forEachDialect((ctx) => {
         .send({ query: { limit: 2 } })
       expectError(response, 400, 'INVALID_QUERY')
       expect(response.body.errors[0].message).toContain('"fields", "limit"')
+    })
+
+    it.each(QUERY_PARAMETER_NAMES)('a URL carrying %s is refused, and names it', async (name) => {
+      const response = await request(app)
+        .search(`/api/items/articles?${name}=csv`)
+        .send({ query: { fields: ['id'], limit: 1 } })
+      expectError(response, 400, 'INVALID_QUERY')
+      expect(response.body.errors[0].message).toContain(`remove "${name}" from the URL`)
     })
 
     it('a URL parameter the parser does not read is left alone', async () => {

@@ -1488,32 +1488,32 @@ export interface components {
     parameters: {
         /** @description Fields to return, comma-separated: `id,title`, `author.name`, `*`, `*.*`, `year(published_at)`. */
         fields: string | string[];
-        /** @description Page size; `-1`: every row (capped at `maxLimit`). */
-        limit: number;
-        /** @description Rows to skip. */
-        offset: number;
-        /** @description 1-based page: offset = (page - 1) × limit. */
-        page: number;
-        /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
-        sort: string | string[];
-        /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
-        meta: string;
-        /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
-        cursor: string;
-        /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
-        export: "csv" | "json" | "ndjson";
-        /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
-        search: string;
         /** @description Per-parent query of one-to-many lists: `deep[comments][_limit]=3`. */
         deep: Record<string, never>;
         /** @description Extra names for fields: `alias[latest]=comments`. */
         alias: Record<string, never>;
         /** @description Whether wildcards inside a relation expand the relation leading back. */
         backlink: boolean;
+        /** @description Page size; `-1`: every row (capped at `maxLimit`). */
+        limit: number;
+        /** @description Rows to skip. */
+        offset: number;
+        /** @description 1-based page: offset = (page - 1) × limit. */
+        page: number;
+        /** @description Start after the item this cursor (a `meta.next_cursor`, same `sort`) names, instead of at `offset`. */
+        cursor: string;
+        /** @description Sort fields, `-` for descending: `-rating,title`. The primary key always ends the order. */
+        sort: string | string[];
+        /** @description `total_count`, `filter_count`, `*` (both), `total_count_estimate` or `next_cursor`, comma-separated. */
+        meta: string;
+        /** @description Case-insensitive substring search over text fields (and exact numbers and UUIDs). */
+        search: string;
         /** @description Summaries instead of items: `aggregate[count]=*`, `aggregate[avg]=rating`. The answer holds grouped rows. */
         aggregate: Record<string, never>;
         /** @description Group rows for `aggregate`: `status,year(published_at)`. */
         groupBy: string | string[];
+        /** @description Stream the matching items as a download instead of a JSON page: `csv` (text/csv), `json` (one array) or `ndjson` (application/x-ndjson). `limit=-1` exports up to `maxExportRows`. */
+        export: "csv" | "json" | "ndjson";
         /** @description A content version key: the item as that version shows it (`main`: the item itself). */
         version: string;
     };

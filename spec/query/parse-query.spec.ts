@@ -6,6 +6,7 @@ import { parsePagination } from '../../lib/query/parse-pagination'
 import { parseQuery, parseSelection } from '../../lib/query/parse-query'
 import { parseSort } from '../../lib/query/parse-sort'
 import type { FieldNode, SortNode } from '../../lib/query/query'
+import { QUERY_PARAMETER_NAMES, type QueryParameterName } from '../../lib/query/query-parameters'
 import { readQueryString, type QueryStringLimits } from '../../lib/query/read-query-string'
 import type { Collection, Field, O2MRelation } from '../../lib/schema/collection'
 import { collection, DEFAULT_LIMITS, fixtureSchema, openSchema, PARSER_LIMITS } from '../support/schema'
@@ -472,6 +473,30 @@ describe('parseQuery', () => {
       version: null,
       export: null,
     })
+  })
+
+  /** A value each parameter's parser refuses; a parameter added to the table needs one here. */
+  const MALFORMED: Readonly<Record<QueryParameterName, unknown>> = {
+    fields: 'id..title',
+    deep: '[]',
+    alias: '[1]',
+    backlink: 'maybe',
+    limit: 'ten',
+    offset: '-1',
+    page: 'two',
+    cursor: 'abc',
+    sort: ['id', ['title']],
+    meta: 'everything',
+    search: ['a', 'b'],
+    aggregate: '[]',
+    groupBy: 'count(comments)',
+    export: 'xml',
+    version: '',
+    filter: '[]',
+  }
+
+  it.each(QUERY_PARAMETER_NAMES)('reads %s: a malformed value is a 400 naming it', (name) => {
+    expect(reasonOf(() => parse({ [name]: MALFORMED[name] }))).toContain(`"${name}"`)
   })
 
   it('parses a full query string end to end', () => {
