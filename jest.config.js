@@ -41,8 +41,10 @@ module.exports = {
       displayName: 'databases',
       testMatch: ['<rootDir>/spec/**/*.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/', ...UNIT_SPECS],
-      // Probes the database servers once; it only runs when a spec of this project does.
+      // Name this run's databases and probe the servers once, then drop the databases; only when a spec of this
+      // project runs.
       globalSetup: '<rootDir>/spec/support/global-setup.ts',
+      globalTeardown: '<rootDir>/spec/support/global-teardown.ts',
       setupFiles: ['<rootDir>/spec/support/check-caches.ts'],
     },
   ],

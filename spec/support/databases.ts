@@ -1,4 +1,6 @@
-// Test support: knex configurations for the three test databases, per-worker database creation, reachability probes.
+// Test support: knex configurations for the three test databases, named per run and per worker; creating the
+// worker databases, dropping a run's, and probing the servers.
+import { randomBytes } from 'node:crypto'
 import knexFactory, { type Knex } from 'knex'
 import { prepareSqliteConnection } from '../../lib'
 import { DIALECT_NAMES, type DialectName } from '../../lib/repository/dialects'
@@ -24,13 +26,35 @@ export function selectedDialects(variable = 'DIALECTS'): DialectName[] {
 }
 
 /**
- * Each jest worker gets its own database so that parallel spec files never see each other's rows;
- * `ITEMS_TEST_RUN` separates jest runs that share the servers (for example two checkouts at once).
+ * Names this run's databases: the global setup sets a fresh id unless the variable is set already, which pins the
+ * names (each of its letters and digits, lower-cased, as MySQL on a case-insensitive file system stores them).
  */
-export function workerDatabase(): string {
-  const run = (process.env.ITEMS_TEST_RUN ?? '').replace(/[^a-z0-9]/gi, '')
-  return `items_test_${run ? `${run}_` : ''}${process.env.JEST_WORKER_ID ?? '1'}`
+export const RUN_ENV = 'ITEMS_TEST_RUN'
+/** Longest run name: `items_test_<run>_<worker>_replica` stays within PostgreSQL's 63 characters (MySQL: 64). */
+const LONGEST_RUN = 32
+
+/** A fresh run id: two runs at once on the same servers never share a database. */
+export const newRunId = (): string => randomBytes(4).toString('hex')
+
+/** The run's part of every database name; refuses a run name too long for the servers' limits. */
+function testRun(): string {
+  const given = process.env[RUN_ENV]
+  if (!given) throw new Error(`${RUN_ENV} is not set: jest's global setup sets it, and a script must set it itself`)
+  const run = given.replace(/[^a-z0-9]/gi, '').toLowerCase()
+  if (run === '' || run.length > LONGEST_RUN) {
+    throw new Error(`${RUN_ENV} must hold 1 to ${LONGEST_RUN} letters or digits, not ${JSON.stringify(given)}`)
+  }
+  return run
 }
+
+/** How the name of every database of this run starts: the global teardown drops those that do. */
+export const runDatabasePrefix = (): string => `items_test_${testRun()}_`
+
+/**
+ * Each jest worker gets its own database, so parallel spec files never see each other's rows; a spec that needs
+ * another database names it after this one (`_legacy`, `_replica`), so that it carries the run too.
+ */
+export const workerDatabase = (): string => `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? '1'}`
 
 function pgConnection(database: string): Knex.PgConnectionConfig {
   const url = new URL(PG_BASE)
@@ -120,6 +144,22 @@ export async function openFixtures(name: DialectName): Promise<Knex> {
   const knex = knexFactory(knexConfig(name))
   await rebuildTables(knex)
   return knex
+}
+
+/** Drops every database of this run on `name`'s server: the workers' and those specs made beside them. */
+export async function dropRunDatabases(name: 'postgres' | 'mysql'): Promise<void> {
+  const prefix = runDatabasePrefix()
+  await withServerConnection(name, async (knex) => {
+    const listed =
+      name === 'postgres'
+        ? knex('pg_database').select('datname as name')
+        : knex('information_schema.schemata').select('schema_name as name')
+    const all = (await listed) as { name: string }[]
+    for (const { name: database } of all.filter((each) => each.name.startsWith(prefix))) {
+      // FORCE (PostgreSQL 13+) ends the sessions of workers that exited a moment ago and the server has not yet noticed.
+      await knex.raw(name === 'postgres' ? 'drop database if exists ?? with (force)' : 'drop database if exists ??', [database])
+    }
+  })
 }
 
 /** Resolves to `null` when the dialect's server answers, or to the reason it does not. */
