@@ -13,7 +13,7 @@ import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
 import { decodeCursor } from './cursor'
 import type { ExportFormat, MetaRequest, Query, Selection, SortNode } from './query'
-import type { RawParameters } from './query-parameters'
+import type { QueryParameterName, RawParameters } from './query-parameters'
 import { extended } from '../extended'
 
 const MAX_VERSION_KEY_LENGTH = 64
@@ -165,8 +165,8 @@ export function parseQuery(raw: RawParameters, collection: Collection, given: Pa
 }
 
 /** What the `query` of a by-query write may hold. */
-const SELECTION_PARAMETERS: readonly string[] = ['filter', 'search', 'sort', 'limit', 'offset', 'page']
-const SELECTION_LIST = 'filter, search, sort, limit, offset or page'
+const SELECTION_PARAMETERS: readonly QueryParameterName[] = ['filter', 'search', 'sort', 'limit', 'offset', 'page']
+const SELECTION_LIST = `${SELECTION_PARAMETERS.slice(0, -1).join(', ')} or ${SELECTION_PARAMETERS.at(-1)}`
 
 /**
  * The `query` of a by-query PATCH or DELETE: which rows to change, among those the caller may read. Every
@@ -178,7 +178,7 @@ export function parseSelection(raw: unknown, collection: Collection, given: Pars
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InvalidPayloadError(`"query" must be an object with ${SELECTION_LIST}`)
   }
-  const unknown = Object.keys(raw).find((key) => !SELECTION_PARAMETERS.includes(key))
+  const unknown = Object.keys(raw).find((key) => !(SELECTION_PARAMETERS as readonly string[]).includes(key))
   if (unknown !== undefined) {
     throw new InvalidQueryError(`"query" has no parameter "${unknown}"; it takes ${SELECTION_LIST}`)
   }
