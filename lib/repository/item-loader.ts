@@ -4,21 +4,20 @@
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
-import { aggregatedItems, aggregateStatement } from './aggregate-items'
+import { aggregatedItems, aggregateStatement } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
-import { compileFilter, compileOperand, compileSearch } from './compile-filter'
-import { CountJoins } from './count-joins'
-import type { Dialect, SqlFragment } from './dialects'
+import { compileFilter, compileOperand, compileSearch, CountJoins } from '../sql/compile-filter'
+import type { Dialect, SqlFragment } from '../dialects'
 import { InvalidQueryError } from '../errors'
-import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
-import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from './keyset'
+import { columnValue, fromStorage, selectColumn, toStorage } from '../sql/storage'
+import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from '../sql/keyset'
 import { Shape } from '../query/query-shape'
-import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
 import { isPromiseLike } from '../is-promise-like'
 import { LruMap } from '../lru-map'
+import type { Db } from '../execute/db'
 
-export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
 
 /** The window-function column that numbers each parent's related rows. */

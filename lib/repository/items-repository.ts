@@ -8,17 +8,19 @@ import { fieldIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import type { Dialect, ServerTraits } from './dialects'
-import { mapDbError } from './map-db-error'
-import { bareTransaction, onOneConnection, pinnedTo } from './bare-transaction'
-import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
-import { inKnexTransaction, runBuilder } from './run-statement'
-import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
-import { columnValue, fromStorage, toStorage } from './storage'
-import { compileFilter } from './compile-filter'
-import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import type { Dialect, ServerTraits } from '../dialects'
+import { mapDbError } from '../execute/map-db-error'
+import { bareTransaction, onOneConnection, pinnedTo } from '../execute/bare-transaction'
+import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from '../execute/retry-transaction'
+import { inKnexTransaction, runBuilder } from '../execute/run-statement'
+import { chunk, ItemLoader, keyId, unbounded } from './item-loader'
+import type { Db } from '../execute/db'
+import { columnValue, fromStorage, toStorage } from '../sql/storage'
+import { compileFilter } from '../sql/compile-filter'
+import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
 import { Shape } from '../query/query-shape'
-import { ReadRouting } from './read-routing'
+import { ReadRouting } from '../execute/read-routing'
+import { requestLimits } from '../execute/statement-guard'
 import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
 import { isPromiseLike } from '../is-promise-like'
 
@@ -211,7 +213,10 @@ export class ItemsRepository {
           async (trx) => {
             const boundary = { ...selection, offset: selection.offset + limit - 1, limit: 1 }
             const { last } = await this.loader.loadKeyed(trx, collection, [], boundary)
-            return { piece: await copy.copy(trx, this.loader.csvStatement(trx, collection, selection, cells), known), boundary: last }
+            return {
+              piece: await copy.copy(trx, this.loader.csvStatement(trx, collection, selection, cells), known, requestLimits()),
+              boundary: last,
+            }
           },
           { isolationLevel: 'repeatable read', readOnly: true },
         )
