@@ -193,13 +193,16 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     ].filter((setup) => setup !== null),
   )
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
-  // A passed check stays passed, so once every one has, requests go on without waiting for a promise. One layer
-  // for the check, the body and the scope: Express matches every layer's path against every request.
+  // The ready gate: the setup checks, and the servers' traits (Dialect.serverTraits), which the repository then
+  // reads as plain values. A passed check stays passed and known traits stay known, so once all are, requests go on
+  // without waiting for a promise. One layer for the gate, the body and the scope: Express matches every layer's
+  // path against every request.
   let ready = false
   router.use(['/items', '/versions'], (req, res, next) => {
     if (ready) return parsed(req, res, next)
-    Promise.all(checks.map((check) => check())).then(() => {
-      ready = true
+    Promise.all([repository.traits.learn(instances), ...checks.map((check) => check())]).then(([known]) => {
+      // Traits that could not be asked are asked again by the next request; this one does without them.
+      ready = known
       parsed(req, res, next)
     }, next)
   })

@@ -86,7 +86,7 @@ export interface Dialect {
   readonly returnsRows: boolean
   /**
    * Where servers of the dialect differ in what the router uses, how to ask the one behind `knex` (once per
-   * router and knex instance, on the first request that needs to know). null: every server has `returnsRows`,
+   * router and knex instance, in the router's ready gate before its first request: execute/server-traits.ts). null: every server has `returnsRows`,
    * folds key lists of any length and commits a lone statement as it runs.
    */
   readonly serverTraits: ((knex: Knex) => Promise<ServerTraits>) | null

@@ -116,8 +116,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       try {
         const returned = writer?.returnedRows(keys) ?? null
         if (returned !== null) {
-          const shaped = services.repository.shapeReturned(collection, fields, returned)
-          return isPromiseLike(shaped) ? await shaped : shaped
+          return await services.repository.shapeReturned(collection, fields, returned)
         }
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {

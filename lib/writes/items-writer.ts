@@ -166,8 +166,7 @@ export class ItemsWriter {
     const single = this.singleStatementWrite(options, write.payloads)
     const fields = await this.answerFields('afterCreate')
     // Without RETURNING on the server's INSERT (MySQL, MariaDB before 10.5), the items are read back.
-    const columns = fields === null ? null : this.repository.returningColumns(collection, fields)
-    const returning = isPromiseLike(columns) ? await columns : columns
+    const returning = fields === null ? null : this.repository.returningColumns(collection, fields)
     const written = single
       ? await repository.oneStatement(collection, async (db) =>
           created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
