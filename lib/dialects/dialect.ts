@@ -218,10 +218,15 @@ export interface Dialect {
    */
   exactStringColumn(table: Knex.CreateTableBuilder, name: string, length: number): Knex.ColumnBuilder
   /**
+   * What the router does to each connection of its knex instance's pool before using it (see knex-adapter.ts's
+   * prepareEachConnection): SQLite registers the SQL functions its statements call (prepareSqliteConnection);
+   * null on PostgreSQL and MySQL, whose connections need nothing.
+   */
+  readonly prepareConnection: ((connection: object) => void) | null
+  /**
    * Checks once, before the router serves its first request, that the host's connections can run the SQL this
-   * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which the host
-   * registers per connection with `prepareSqliteConnection` in knex's `pool.afterCreate`; null where there is
-   * nothing to check (PostgreSQL, MySQL).
+   * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which a pool that
+   * is not knex's own may lack; null where there is nothing to check (PostgreSQL, MySQL).
    */
   readonly checkSetup: ((knex: Knex) => Promise<string | null>) | null
   /**

@@ -1,6 +1,7 @@
 // Picks the dialect of a knex instance: the way into lib/dialects/ for the rest of the library.
 import type { Knex } from 'knex'
 import { ConfigError } from '../errors'
+import { clientName } from '../knex-adapter'
 import type { Dialect, DialectName } from './dialect'
 import { mysql } from './mysql/mysql'
 import { postgres } from './postgres/postgres'
@@ -37,10 +38,8 @@ const BY_CLIENT: Readonly<Record<string, DialectName>> = {
 
 /** Picks the dialect from the knex instance's client; an unsupported client is a configuration error. */
 export function dialectOf(knex: Knex): Dialect {
-  const config = knex.client.config as { client?: unknown }
   // A client class (the SQLite reader's) names its driver.
-  const { driverName, dialect } = knex.client as { driverName?: string; dialect?: string }
-  const client = typeof config.client === 'string' ? config.client : (driverName ?? dialect)
+  const client = clientName(knex)
   const name = client !== undefined && Object.hasOwn(BY_CLIENT, client) ? BY_CLIENT[client] : undefined
   if (name === undefined) {
     throw new ConfigError('CONFIG_UNSUPPORTED_CLIENT', `knex client "${String(client)}" is not supported; use better-sqlite3, pg or mysql2`)

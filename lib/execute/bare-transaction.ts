@@ -4,6 +4,7 @@
 // none of the host's code receives: a before hook's `meta.db` may use any part of knex (see ItemsRepository).
 // The same binding serves statements that share a connection without a transaction (`onOneConnection`).
 import type { Knex } from 'knex'
+import { clientQuery, withConnection } from '../knex-adapter'
 import type { Db } from './db'
 
 /** How long a ROLLBACK may take before the connection goes back anyway, as knex's own transactions allow it. */
@@ -15,17 +16,16 @@ const ROLLBACK_WAIT_MS = 5_000
  * An error rolls the transaction back and is thrown as it came.
  */
 export function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
-  const { client } = knex
   return withConnection(knex, async (connection) => {
-    await client.query(connection, 'BEGIN')
+    await clientQuery(knex, connection, 'BEGIN')
     let result: T
     try {
       result = await work(boundTo(knex, connection))
     } catch (error) {
-      await rollback(client, connection)
+      await rollback(knex, connection)
       throw error
     }
-    await client.query(connection, 'COMMIT')
+    await clientQuery(knex, connection, 'COMMIT')
     return result
   })
 }
@@ -36,16 +36,6 @@ export function bareTransaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Pr
  */
 export function onOneConnection<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
   return withConnection(knex, (connection) => work(boundTo(knex, connection)))
-}
-
-/** `use` with a connection of `knex`'s pool, which goes back to the pool however `use` ends. */
-async function withConnection<T>(knex: Knex, use: (connection: unknown) => Promise<T>): Promise<T> {
-  const connection: unknown = await knex.client.acquireConnection()
-  try {
-    return await use(connection)
-  } finally {
-    await knex.client.releaseConnection(connection)
-  }
 }
 
 /** What a knex `boundTo` made answers for this key: the instance and connection it is bound to (see pinnedTo). */
@@ -90,11 +80,11 @@ function boundTo(knex: Knex, connection: unknown): Db {
  * Ends the transaction without its writes. A connection that cannot (it was lost) goes back to the pool all the
  * same, which checks a connection before lending it again; a ROLLBACK that hangs is waited for only so long.
  */
-async function rollback(client: Knex.Client, connection: unknown): Promise<void> {
+async function rollback(knex: Knex, connection: unknown): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ROLLBACK_WAIT_MS)))
   try {
-    await Promise.race([client.query(connection, 'ROLLBACK').catch(() => undefined), waited])
+    await Promise.race([clientQuery(knex, connection, 'ROLLBACK').catch(() => undefined), waited])
   } finally {
     clearTimeout(timer)
   }

@@ -6,40 +6,21 @@
 // connection from the pool, `client.query` (knex's `query` and `query-error` events, the driver call and with it
 // the router's statement reuse), and the request's limits, applied here as knex's runner applies them.
 import { KnexTimeoutError, type Knex } from 'knex'
+import {
+  acquireConnection,
+  cancelQuery,
+  clientQuery,
+  disposeConnection,
+  emitQueryResponse,
+  isTransactionClient,
+  processResponse,
+  releaseConnection,
+  type ClientQuery,
+  type PooledConnection,
+} from '../knex-adapter'
 import { pinnedTo } from './bare-transaction'
-import type { DriverQuery } from '../dialects'
 import type { Db } from './db'
 import { statementLimits, type StatementLimits } from './statement-guard'
-
-/** A pooled connection as knex marks it. */
-interface Connection {
-  readonly __knexUid?: string
-  readonly __knexTxId?: string
-  /** Set to an error, it makes the pool destroy the connection instead of lending it again. */
-  __knex__disposed?: unknown
-}
-
-/** A compiled statement as knex's runner hands it to the client: its SQL, values, and how to read its result. */
-interface RawQuery extends DriverQuery {
-  readonly method: string
-  bindings: unknown[]
-  /** The columns a write returns, which the client's `processResponse` reads the rows by. */
-  readonly returning?: unknown
-  /** What the client's `processResponse` answers instead of its own reading (mysql.ts's RETURNING). */
-  readonly output?: (...result: unknown[]) => unknown
-}
-
-/** The parts of knex's client used here (knex's typings do not describe them). */
-interface Client {
-  readonly transacting?: boolean
-  acquireConnection(): Promise<Connection>
-  releaseConnection(connection: Connection): Promise<void>
-  query(connection: Connection, query: RawQuery): Promise<RawQuery>
-  /** `runner` is `this` for a query's `output`; those the router runs here do not use it. */
-  processResponse(query: RawQuery, runner: null): unknown
-  cancelQuery(connection: Connection): Promise<unknown>
-  emit(event: string, ...args: unknown[]): boolean
-}
 
 /**
  * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it; with a `method` of knex's
@@ -61,7 +42,7 @@ export function runStatement(db: Db, sql: string, bindings: readonly unknown[], 
  * runs as `runStatement`'s do. For the writes the router makes itself, never one a hook receives.
  */
 export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
-  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as unknown as RawQuery | RawQuery[])
+  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as unknown as ClientQuery | ClientQuery[])
   // Statements knex runs in several steps (SQLite's multi-statement forms) stay with knex.
   if (compiled === null || Array.isArray(compiled)) return builder.then() as Promise<T>
   // All of it, as the runner passes it: `returning` and `output` tell processResponse how to read the result.
@@ -71,20 +52,19 @@ export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
 /** Whether `db` is a knex transaction, whose statements knex must run (see runStatement). */
 export const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
 
-function execute(db: Db, compiled: RawQuery): Promise<unknown> {
+function execute(db: Db, compiled: ClientQuery): Promise<unknown> {
   const { sql, bindings } = compiled
   const pinned = pinnedTo(db)
   const knex = pinned?.knex ?? (db as Knex)
-  const client = knex.client as unknown as Client
-  const limits = statementLimits(knex, client)
-  const query: RawQuery = { ...compiled, sql: limits.marker + sql }
-  if (pinned) return run(client, pinned.connection as Connection, query, limits)
-  return client.acquireConnection().then(
+  const limits = statementLimits(knex, isTransactionClient(knex.client))
+  const query: ClientQuery = { ...compiled, sql: limits.marker + sql }
+  if (pinned) return run(knex, pinned.connection as PooledConnection, query, limits)
+  return acquireConnection(knex).then(
     (connection) => {
-      const release = (): void => void client.releaseConnection(connection)
+      const release = (): void => void releaseConnection(knex, connection)
       let running: Promise<unknown>
       try {
-        running = run(client, connection, query, limits)
+        running = run(knex, connection, query, limits)
       } catch (error) {
         release()
         throw error
@@ -105,12 +85,12 @@ function execute(db: Db, compiled: RawQuery): Promise<unknown> {
   )
 }
 
-function run(client: Client, connection: Connection, query: RawQuery, limits: StatementLimits): Promise<unknown> {
-  const running = client.query(connection, query)
-  const limited = limits.statementTimeout > 0 ? timeLimited(client, connection, running, query, limits) : running
+function run(knex: Knex, connection: PooledConnection, query: ClientQuery, limits: StatementLimits): Promise<unknown> {
+  const running = clientQuery(knex, connection, query)
+  const limited = limits.statementTimeout > 0 ? timeLimited(knex, connection, running, query, limits) : running
   return limited.then((done) => {
-    const response = client.processResponse(done, null)
-    client.emit('query-response', response, { __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId, ...query })
+    const response = processResponse(knex, done)
+    emitQueryResponse(knex, response, connection, query)
     return response
   })
 }
@@ -121,12 +101,12 @@ function run(client: Client, connection: Connection, query: RawQuery, limits: St
  * marked for the pool to destroy.
  */
 function timeLimited(
-  client: Client,
-  connection: Connection,
-  running: Promise<RawQuery>,
-  query: RawQuery,
+  knex: Knex,
+  connection: PooledConnection,
+  running: Promise<ClientQuery>,
+  query: ClientQuery,
   limits: StatementLimits,
-): Promise<RawQuery> {
+): Promise<ClientQuery> {
   const ms = limits.statementTimeout
   const { sql, bindings } = query
   return new Promise((resolve, reject) => {
@@ -138,13 +118,13 @@ function timeLimited(
         bindings,
         timeout: ms,
       })
-      client.cancelQuery(connection).then(
+      cancelQuery(knex, connection).then(
         () => {
           limits.cancelTimedOut()
           reject(timeout)
         },
         (cancelError: unknown) => {
-          connection.__knex__disposed = timeout
+          disposeConnection(connection, timeout)
           reject(
             Object.assign(cancelError as object, {
               message: `After query timeout of ${ms}ms exceeded, cancelling of query failed.`,

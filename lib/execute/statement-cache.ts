@@ -6,11 +6,7 @@ import type { Knex } from 'knex'
 import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect, DriverQuery, StatementReuse } from '../dialects'
 import { StatementCache } from '../dialects/kept-statements'
-
-type RunQuery = (connection: object, query: DriverQuery) => Promise<DriverQuery>
-interface DriverClient {
-  _query: RunQuery
-}
+import { wrapDriverCall } from '../knex-adapter'
 
 /** Per knex client: the statements each of its connections keeps. */
 const clients = new WeakMap<object, WeakMap<object, StatementCache>>()
@@ -35,8 +31,8 @@ export function runningConnections(scope: RequestScope): ReadonlySet<object> {
  * this module does not wrap. A bare transaction (bare-transaction.ts) runs on the knex's own client, so its
  * statements are reused like any other.
  */
-export function unmarked(scope: RequestScope, client: { transacting?: boolean }): boolean {
-  return reusing.get(scope)?.unmarked === true && client.transacting !== true
+export function unmarked(scope: RequestScope, inTransaction: boolean): boolean {
+  return reusing.get(scope)?.unmarked === true && !inTransaction
 }
 
 /**
@@ -44,13 +40,12 @@ export function unmarked(scope: RequestScope, client: { transacting?: boolean })
  * through the dialect's reuse.
  */
 function install(knex: Knex): void {
-  const client = knex.client as DriverClient
+  const client = knex.client as object
   if (clients.has(client)) return
   const connections = new WeakMap<object, StatementCache>()
   clients.set(client, connections)
-  const knexQuery = client._query.bind(client)
   // Not async: it runs for every statement, and only the tracked case needs to wait (see is-promise-like.ts).
-  client._query = (connection, query) => {
+  wrapDriverCall(knex, (knexQuery) => (connection, query) => {
     const scope = currentRequest()
     const strategy = scope && reusing.get(scope)
     if (scope === undefined || strategy === undefined) return knexQuery(connection, query)
@@ -58,7 +53,7 @@ function install(knex: Knex): void {
     if (kept === undefined) connections.set(connection, (kept = new StatementCache(strategy.evicts)))
     const run = (): Promise<DriverQuery> => strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
     return strategy.unmarked ? tracked(scope, connection, run) : run()
-  }
+  })
 }
 
 /** Runs an unmarked statement with its connection among the request's running ones, for cancellation. */

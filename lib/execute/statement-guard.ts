@@ -2,6 +2,7 @@
 // running statements when the request is aborted, and the API error either one ends in.
 import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
+import { cancelQuery, canCancelQuery, changeCompiled, clientOfBuilder, isTransactionClient } from '../knex-adapter'
 import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
 import type { Dialect, RequestLimits } from '../dialects'
 import { runningConnections, unmarked } from './statement-cache'
@@ -12,7 +13,7 @@ const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ 
 type Compiled = { sql: string } | { sql: string }[]
 /** Set on a statement once guarded (a property, not a WeakSet entry: see ScopeSlot). */
 const GUARDED = Symbol('guarded')
-type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; client: { transacting?: boolean }; [GUARDED]?: true }
+type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; [GUARDED]?: true }
 
 interface Guard {
   readonly statementTimeout: number
@@ -39,7 +40,7 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
   if (cancel === null) return null
   for (const knex of instances) {
     // A client that cannot cancel (the host's own better-sqlite3 connection) runs its statements to the end.
-    if (listening.has(knex) || !(knex.client as { canCancelQuery?: boolean }).canCancelQuery) continue
+    if (listening.has(knex) || !canCancelQuery(knex)) continue
     listening.add(knex)
     knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
   }
@@ -74,13 +75,10 @@ function guardStatement(knex: Knex, builder: Runnable): void {
     builder.on('query-error', (error: unknown) => cancelTimedOut(knex, scope, guard, error))
   }
   // A reused prepared statement must keep its text, so it goes unmarked and is cancelled by its connection.
-  if (!unmarked(scope, builder.client)) {
-    const toSQL = builder.toSQL.bind(builder)
-    builder.toSQL = () => {
-      const compiled = toSQL()
+  if (!unmarked(scope, isTransactionClient(clientOfBuilder(builder)))) {
+    changeCompiled(builder, (compiled: Compiled) => {
       for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
-      return compiled
-    }
+    })
   }
 }
 
@@ -122,12 +120,12 @@ const UNLIMITED: StatementLimits = { marker: '', statementTimeout: 0, cancelTime
  * The limits the `start` listener puts on a statement built with knex, for one the router runs itself on `knex`
  * (`client` the one it runs through), with the request's abort cancelling it.
  */
-export function statementLimits(knex: Knex, client: { transacting?: boolean }): StatementLimits {
+export function statementLimits(knex: Knex, inTransaction: boolean): StatementLimits {
   const guarded = enter(knex)
   if (guarded === undefined) return UNLIMITED
   const { scope, guard } = guarded
   return {
-    marker: unmarked(scope, client) ? '' : marker(scope),
+    marker: unmarked(scope, inTransaction) ? '' : marker(scope),
     statementTimeout: guard.statementTimeout,
     cancelTimedOut: () => void guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined),
   }
@@ -153,8 +151,7 @@ const isKnexTimeout = (error: unknown): boolean =>
  * connection, by the backend's process id (PostgreSQL) or thread id (MySQL).
  */
 function cancelOn(knex: Knex, connection: object): void {
-  const client = knex.client as { cancelQuery?: (connection: object) => Promise<unknown> }
-  client.cancelQuery?.(connection).catch(() => undefined)
+  cancelQuery(knex, connection).catch(() => undefined)
 }
 
 /** A statement stopped by its time limit or cancelled with its request, as the API error 504 `QUERY_TIMEOUT`. */

@@ -16,6 +16,7 @@ import { Shape } from '../query/query-shape'
 import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
 import { LruMap } from '../lru-map'
 import type { Db } from '../execute/db'
+import { postProcessesResponses } from '../knex-adapter'
 
 type Row = Record<string, unknown>
 
@@ -189,7 +190,7 @@ export class ItemLoader {
     private readonly maxLoadedRows: number = Number.POSITIVE_INFINITY,
   ) {
     // The host's postProcessResponse would be handed raw driver results where it expects rows.
-    this.postProcesses = (knex.client as { config?: { postProcessResponse?: unknown } }).config?.postProcessResponse !== undefined
+    this.postProcesses = postProcessesResponses(knex)
     this.plans = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !this.postProcesses)
   }
 

@@ -4,6 +4,7 @@ import type { Collection } from '../../schema/collection'
 import type { FieldType } from '../../types'
 import type { Knex } from 'knex'
 import type { Dialect, DriverError, Fault, RecognisedError, ServerTraits } from '../dialect'
+import { changeCompiled, withConnection } from '../../knex-adapter'
 import { isNetworkError } from '../network-faults'
 import { lockName, lockRowsForUpdate } from '../row-locks'
 import { bufferText, dateText, numberText } from '../driver-values'
@@ -125,8 +126,7 @@ const LOCK_WAIT_SECONDS = 10
  * behind by a lost connection dies with its session.
  */
 async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const connection: unknown = await knex.client.acquireConnection()
-  try {
+  return withConnection(knex, async (connection) => {
     const lock = lockName(name)
     const [rows] = (await knex.raw('select get_lock(?, ?) as locked', [lock, LOCK_WAIT_SECONDS]).connection(connection)) as [
       { locked: unknown }[],
@@ -140,9 +140,7 @@ async function lockedTransaction<T>(knex: Knex, name: string, work: (trx: Knex.T
         .connection(connection)
         .catch(() => undefined)
     }
-  } finally {
-    await knex.client.releaseConnection(connection)
-  }
+  })
 }
 
 /** What a MySQL-protocol server says of how it hands out auto-increment keys. */
@@ -224,17 +222,14 @@ export const mysql: Dialect = {
         columns.map((column) => (typeof column === 'string' ? db.raw('??', [column]) : column)),
       )
       .toSQL()
-    const compile = insert.toSQL.bind(insert)
-    insert.toSQL = () => {
-      const compiled = compile()
+    return changeCompiled(insert, (compiled) => {
       // The driver answers the rows themselves, where knex would take an INSERT's result for its insertId.
-      return Object.assign(compiled, {
+      Object.assign(compiled, {
         sql: `${compiled.sql} returning ${clause.sql}`,
         bindings: [...compiled.bindings, ...clause.bindings],
         output: (rows: unknown) => rows,
       })
-    }
-    return insert
+    })
   },
   rawRows: (result) => (result as [Record<string, unknown>[]])[0],
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
@@ -264,6 +259,7 @@ export const mysql: Dialect = {
   // UTF-8 whatever the column's character set; the driver hands them back as a Buffer, read as UTF-8.
   exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
   exactSum: null,
+  prepareConnection: null,
   checkSetup: null,
   syncAutoIncrement: null,
   joinsManyToOne: true,

@@ -1,6 +1,7 @@
 // CSV exports written by PostgreSQL itself: each chunk's SELECT runs as COPY ... TO STDOUT (FORMAT csv), whose
 // rows the server formats and quotes in C and pg hands over as bytes. The cells are SQL that spells each value
 // exactly as the router's own CSV writer would (export-formats.ts), so the two paths answer byte for byte alike.
+import { acquireConnection } from '../../knex-adapter'
 import type { Field } from '../../schema/collection'
 import type { CopiedColumn, CsvCopy, SqlFragment } from '../dialect'
 
@@ -206,7 +207,8 @@ export const postgresCsvCopy: CsvCopy = {
 
   copy: async (trx, select, known, limits) => {
     const { sql, bindings } = select.toSQL().toNative()
-    const connection = (await trx.client.acquireConnection()) as PgClient
+    // A transaction's client lends its own connection, for as long as the transaction.
+    const connection = (await acquireConnection(trx)) as unknown as PgClient
     let types = known.get(sql)
     if (types === undefined) {
       // PREPARE infers each parameter's type as a bound statement would get it.

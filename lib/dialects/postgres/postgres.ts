@@ -162,6 +162,7 @@ export const postgres: Dialect = {
     sql: `CAST(FLOOR(EXTRACT(${PARTS[part]} FROM ${sql}${type === 'timestamp' ? " AT TIME ZONE 'UTC'" : ''})) AS INTEGER)`,
     bindings,
   }),
+  prepareConnection: null,
   checkSetup: null,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
   syncAutoIncrement: (db, table, column) =>

@@ -1,6 +1,8 @@
-// The SQL functions the SQLite dialect's statements call, registered per better-sqlite3 connection by the host
-// (prepareSqliteConnection in knex's pool.afterCreate), and the check that they are there.
+// The SQL functions the SQLite dialect's statements call, registered per better-sqlite3 connection (by the router
+// on its knex's pool, see Dialect.prepareConnection; by the host on connections it opens outside knex), and the
+// check that they are there.
 import type { Knex } from 'knex'
+import { withConnection } from '../../knex-adapter'
 import { foldCase, plainNumberText } from '../../schema/field-types'
 
 /** The parts of a better-sqlite3 Database used here. */
@@ -50,26 +52,27 @@ function isSqliteConnection(connection: unknown): connection is SqliteConnection
   return typeof candidate?.function === 'function' && typeof candidate.aggregate === 'function'
 }
 
+/** Connections that have the functions already: a second call on one changes nothing. */
+const prepared = new WeakSet<object>()
+
 /**
- * Registers the SQL functions the router's SQLite statements call on a better-sqlite3 connection. Call it from
- * knex's `pool.afterCreate`, so that every connection the pool opens has them:
+ * Registers the SQL functions the router's SQLite statements call on a better-sqlite3 connection. The router
+ * does it itself on every connection of its knex instance's pool; call it for connections you open outside
+ * knex's own pool (a `connectionPool` of your own):
  *
  * - `items_fold()`, because SQLite's own lower() and LIKE fold ASCII only, and `_icontains` and `search` must
  *   treat "Ü" and "ü" alike on every database;
  * - `items_exact_sum()`, because SQLite sums decimals as doubles and overflows big integers.
  *
  * @example
- * knexFactory({
- *   client: 'better-sqlite3',
- *   connection: { filename: 'app.db' },
- *   useNullAsDefault: true,
- *   pool: { afterCreate: (connection, done) => { prepareSqliteConnection(connection); done(null, connection) } },
- * })
+ * prepareSqliteConnection(new Database('app.db'))
  */
 export function prepareSqliteConnection(connection: unknown): void {
   if (!isSqliteConnection(connection)) {
-    throw new TypeError('prepareSqliteConnection expects a better-sqlite3 Database: the connection knex passes to pool.afterCreate')
+    throw new TypeError('prepareSqliteConnection expects a better-sqlite3 Database')
   }
+  if (prepared.has(connection)) return
+  prepared.add(connection)
   connection.function('items_fold', { deterministic: true }, fold)
   // safeIntegers: integers past 2^53 arrive as BigInt instead of rounded doubles.
   connection.aggregate('items_exact_sum', {
@@ -83,9 +86,7 @@ export function prepareSqliteConnection(connection: unknown): void {
 
 /** What the host has to add; the message a misconfigured router answers and logs. */
 export const MISSING_SQLITE_FUNCTIONS =
-  "the SQLite connections lack the SQL functions items_fold and items_exact_sum. Register them on every connection: import { prepareSqliteConnection } from 'express-items-router' and add to the knex configuration " +
-  '`pool: { afterCreate: (connection, done) => { prepareSqliteConnection(connection); done(null, connection) } }` ' +
-  '(or call prepareSqliteConnection(connection) in your own afterCreate, before done).'
+  "the SQLite connections lack the SQL functions items_fold and items_exact_sum. The router registers them on the connections of knex's own pool; on connections from a pool of your own, call prepareSqliteConnection(connection) from 'express-items-router' once on each."
 
 /**
  * Runs both functions once on a pooled connection: null when they are registered, else what to add. The probe
@@ -93,18 +94,18 @@ export const MISSING_SQLITE_FUNCTIONS =
  * among the statements the host's `query` listeners see, nor count as SQL sent by a rejected request.
  */
 export async function checkSqliteFunctions(knex: Knex): Promise<string | null> {
-  const connection = (await knex.client.acquireConnection()) as SqliteConnection
-  try {
-    connection.prepare('select items_fold(?) as folded, items_exact_sum(?) as total').get('Ü', 1)
-    return null
-  } catch (error) {
-    // better-sqlite3 refuses to prepare a statement that calls an unknown function. Read the message without
-    // `instanceof Error`: the addon builds its errors in the realm that loaded it first (jest runs each spec
-    // file in a realm of its own).
-    const message = (error as { message?: unknown } | null)?.message
-    if (typeof message === 'string' && /no such function/i.test(message)) return MISSING_SQLITE_FUNCTIONS
-    throw error
-  } finally {
-    await knex.client.releaseConnection(connection)
-  }
+  return withConnection(knex, async (pooled) => {
+    const connection = pooled as unknown as SqliteConnection
+    try {
+      connection.prepare('select items_fold(?) as folded, items_exact_sum(?) as total').get('Ü', 1)
+      return null
+    } catch (error) {
+      // better-sqlite3 refuses to prepare a statement that calls an unknown function. Read the message without
+      // `instanceof Error`: the addon builds its errors in the realm that loaded it first (jest runs each spec
+      // file in a realm of its own).
+      const message = (error as { message?: unknown } | null)?.message
+      if (typeof message === 'string' && /no such function/i.test(message)) return MISSING_SQLITE_FUNCTIONS
+      throw error
+    }
+  })
 }

@@ -6,7 +6,7 @@ import type { FieldType } from '../../types'
 import type { Dialect, DriverError, Fault, RecognisedError, StatementReuse } from '../dialect'
 import { bufferText, numberText } from '../driver-values'
 import { likePattern } from '../like-pattern'
-import { checkSqliteFunctions } from './sqlite-functions'
+import { checkSqliteFunctions, prepareSqliteConnection } from './sqlite-functions'
 import { cancelReaderStatements, isSqliteReader } from './sqlite-reader'
 import { sqliteStoredTemporal, sqliteTemporalToStorage } from './sqlite-storage'
 
@@ -204,6 +204,7 @@ export const sqlite: Dialect = {
   exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: 'items_exact_sum',
+  prepareConnection: prepareSqliteConnection,
   checkSetup: checkSqliteFunctions,
   syncAutoIncrement: null,
   // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
