@@ -1,7 +1,6 @@
-// The knex instance both demos use: one better-sqlite3 connection with foreign keys enforced and the router's
-// SQL functions registered.
+// The knex instance both demos use: one better-sqlite3 connection with foreign keys enforced (the router
+// registers its SQL functions on it itself).
 import knexFactory, { type Knex } from 'knex'
-import { prepareSqliteConnection } from '../lib'
 
 /** `filename` ':memory:' (the default) keeps the database for the life of the process only. */
 export function openSqlite(filename = ':memory:'): Knex {
@@ -15,7 +14,6 @@ export function openSqlite(filename = ':memory:'): Knex {
       max: 1,
       afterCreate: (db: { pragma(sql: string): void }, done: (error: Error | null, db: unknown) => void) => {
         db.pragma('foreign_keys = ON')
-        prepareSqliteConnection(db)
         done(null, db)
       },
     },

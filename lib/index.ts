@@ -66,7 +66,7 @@ export type {
 export { describeDatabase, readCollections } from './introspect/read-collections'
 export { checkCollections } from './introspect/check-collections'
 
-/** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
+/** Registers the SQL functions the router needs on a better-sqlite3 connection opened outside knex's own pool. */
 export { prepareSqliteConnection } from './dialects/sqlite/sqlite-functions'
 
 /** A knex instance that runs SQLite reads on worker threads, off the event loop: pass it as `replica`. */

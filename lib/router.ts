@@ -36,6 +36,7 @@ import { ReadRouting } from './execute/read-routing'
 import { mapFault } from './execute/map-db-error'
 import { isSqliteReader } from './dialects/sqlite/sqlite-reader'
 import { setupCheck } from './execute/setup-check'
+import { prepareEachConnection } from './knex-adapter'
 import { guardStatements, statementError } from './execute/statement-guard'
 import { reuseStatements, reusesStatements } from './execute/statement-cache'
 import { requestScope } from './request-scope'
@@ -183,6 +184,9 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const instances = [config.knex, ...(replica ? [replica.knex] : [])]
   // A SQLite reader registers the router's functions and keeps its statements on its own threads.
   const inProcess = instances.filter((knex) => !isSqliteReader(knex))
+  // Connections the router prepares itself (SQLite's functions), so a host's knex configuration needs nothing of it.
+  const prepare = dialect.prepareConnection
+  if (prepare !== null) for (const knex of inProcess) prepareEachConnection(knex, prepare)
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
   const scoped = requestScope(

@@ -1,5 +1,8 @@
-// prepareSqliteConnection: with it, SQLite folds non-ASCII case like the other databases; without it, the router
-// answers and logs what the host has to add, instead of a driver's "no such function".
+// prepareSqliteConnection: with it, SQLite folds non-ASCII case like the other databases. The router registers it
+// on every connection of its knex's pool; the setup check still finds a connection that lacks it.
+import { rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
 import { seedTables } from '../../fixtures/seed'
@@ -7,6 +10,7 @@ import { createTables } from '../../fixtures/tables'
 import { prepareSqliteConnection } from '../../lib'
 import type { Logger } from '../../lib'
 import { sqlite } from '../../lib/dialects/sqlite/sqlite'
+import { MISSING_SQLITE_FUNCTIONS } from '../../lib/dialects/sqlite/sqlite-functions'
 import { createApp } from '../support/app'
 import { knexConfig, selectedDialects } from '../support/databases'
 
@@ -73,36 +77,47 @@ describeSqlite('sqlite: prepareSqliteConnection', () => {
     })
   })
 
-  describe('forgotten', () => {
+  describe('left to the router', () => {
     let knex: Knex
     beforeAll(async () => {
       knex = await sqliteKnex(false)
     })
     afterAll(() => knex.destroy())
 
-    it('answers every request with what to add, logs it once, and leaves the host routes alone', async () => {
-      const logger = messageLogger()
-      const app = createApp(knex, { logger })
-      const first = await request(app).get(ICONTAINS)
-      const second = await request(app).get('/api/items/authors?fields=id')
-      for (const response of [first, second]) {
-        expect(response.status).toBe(500)
-        expect(response.body.errors).toHaveLength(1)
-        const [error] = response.body.errors as Array<{ message: string; extensions: { code: string } }>
-        expect(error!.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' })
-        expect(error!.message).toContain('prepareSqliteConnection(connection); done(null, connection)')
-        expect(error!.message).toContain('pool: { afterCreate:')
-        expect(error!.message).not.toMatch(/no such function/i)
-      }
-      expect(logger.messages).toHaveLength(1)
-      expect(logger.messages[0]).toContain('prepareSqliteConnection(connection); done(null, connection)')
-      expect((await request(app).get('/api/health')).body).toEqual({ ok: true })
+    it('the setup check finds them missing on a connection nobody prepared', async () => {
+      expect(await sqlite.checkSetup!(knex)).toBe(MISSING_SQLITE_FUNCTIONS)
     })
 
-    it('answers the same on /versions', async () => {
-      const response = await request(createApp(knex)).get('/api/versions')
-      expect(response.status).toBe(500)
-      expect(response.body.errors[0].message).toContain('prepareSqliteConnection')
+    it('registers them on the connections the pool holds already, before the first request', async () => {
+      const logger = messageLogger()
+      const response = await request(createApp(knex, { logger })).get(ICONTAINS)
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({ data: [{ id: 7 }, { id: 19 }] })
+      expect(logger.messages).toEqual([])
+      expect(await sqlite.checkSetup!(knex)).toBeNull()
+    })
+
+    it('registers them on each connection the pool creates later', async () => {
+      // A file, so that the pool's next connection opens the same database.
+      const filename = join(tmpdir(), `items-sqlite-functions-${process.pid}-${Date.now()}.db`)
+      const fresh = knexFactory({
+        ...knexConfig('sqlite'),
+        connection: { filename },
+        pool: { min: 0, max: 1, idleTimeoutMillis: 50, reapIntervalMillis: 20 },
+      })
+      try {
+        await createTables(fresh)
+        await seedTables(fresh)
+        const app = createApp(fresh)
+        expect((await request(app).get(ICONTAINS)).body).toEqual({ data: [{ id: 7 }, { id: 19 }] })
+        // The idle connection is destroyed; the next request runs on a new one.
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        expect((fresh.client as { pool: { numFree(): number } }).pool.numFree()).toBe(0)
+        expect((await request(app).get(ICONTAINS)).body).toEqual({ data: [{ id: 7 }, { id: 19 }] })
+      } finally {
+        await fresh.destroy()
+        rmSync(filename, { force: true })
+      }
     })
   })
 
