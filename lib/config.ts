@@ -47,6 +47,9 @@ export interface RouterConfig {
   readonly preparedStatements: boolean | undefined
   /** Where to serve the OpenAPI document, and its `info`; null: not served. */
   readonly openapi: (Omit<OpenApiOptions, 'path'> & { readonly path: string }) | null
+  readonly schemaEndpoints: boolean
+  /** The default of collections that do not set their own `lenientPayloads`. */
+  readonly lenientPayloads: boolean
 }
 
 function resolveOpenApi(given: ItemsRouterOptions['openapi']): RouterConfig['openapi'] {
@@ -95,6 +98,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   hookTimeout: true,
   transactionAttempts: true,
   preparedStatements: true,
+  schemaEndpoints: true,
+  lenientPayloads: true,
 }
 
 /** The largest `maxFilterConditions` that keeps every statement within each driver's bind-variable limit. */
@@ -157,6 +162,11 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.preparedStatements must be true or false')
   }
+  for (const name of ['schemaEndpoints', 'lenientPayloads'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new ConfigError('CONFIG_BAD_OPTION', `options.${name} must be true or false`)
+    }
+  }
   const bodyLimit = options.bodyLimit ?? '1mb'
   const validBodyLimit =
     typeof bodyLimit === 'number' ? Number.isSafeInteger(bodyLimit) && bodyLimit > 0 : /^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(bodyLimit)
@@ -194,6 +204,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     hookTimeout: options.hookTimeout ?? 10_000,
     transactionAttempts: options.transactionAttempts ?? DEFAULT_TRANSACTION_ATTEMPTS,
     preparedStatements: options.preparedStatements,
+    schemaEndpoints: options.schemaEndpoints === true,
+    lenientPayloads: options.lenientPayloads === true,
   }
 }
 

@@ -1,4 +1,4 @@
-// createItemsRouter: checks the options once, builds the schema, and maps the Items and Versions routes to handlers.
+// createItemsRouter: checks the options once, builds the schema, and maps the Items, Versions and schema routes to handlers.
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
@@ -48,6 +48,7 @@ import { createVersionsTable, versionsCollection } from './versions/versions-tab
 import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
 import { buildOpenApi } from './openapi/build-openapi'
+import { schemaRoutes } from './directus-schema/schema-routes'
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
@@ -104,7 +105,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     throw new ConfigError('CONFIG_BAD_OPTION', `options.replica.knex must use the same client as options.knex (${dialect.name})`)
   }
   const routing = new ReadRouting(config.knex, replica?.knex ?? null, replica?.readsPrimary)
-  const schema = buildSchema(options.collections, config.limits)
+  const schema = buildSchema(options.collections, config.limits, config.lenientPayloads)
   checkArrays(schema, dialect)
   const parser = parserLimits(config)
   const access: AccessSetup = {
@@ -171,6 +172,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
       // Its own name, so that the component names cannot meet those of a collection called "versions".
       versions: buildSchema({ ContentVersion: versionsCollection(config.versionsTable) }, config.limits).collections.get('ContentVersion')!,
       ...(config.openapi ? { info: config.openapi } : {}),
+      schemaEndpoints: config.schemaEndpoints,
     })
     return serverUrl === undefined ? document : { ...document, servers: [{ url: serverUrl }] }
   }
@@ -242,6 +244,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   router.get('/versions/:id/compare', version(compareVersion))
   router.post('/versions/:id/promote', version(promoteVersion))
   router.use('/versions', (req, _res, next) => next(routeNotFound(req)))
+  if (config.schemaEndpoints) router.use(schemaRoutes({ access, context: config.context, vendor: dialect.name }))
 
   router.use(((error, _req, _res, next) => next(statementError(error, dialect, config.statementTimeout))) as ErrorRequestHandler)
   router.use(

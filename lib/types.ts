@@ -201,6 +201,12 @@ export interface CollectionDefinition<
    * @default false
    */
   versioning?: boolean
+  /**
+   * Payloads to this collection as clients built for Directus send them (see the router's `lenientPayloads`).
+   *
+   * @default the router's `lenientPayloads`
+   */
+  lenientPayloads?: boolean
   /** The collection's fields. Only these are readable, writable, filterable, sortable or searchable. */
   fields: F
   /**
@@ -617,6 +623,23 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default false
    */
   openapi?: boolean | OpenApiOptions
+  /**
+   * Serve Directus's read-only schema endpoints (`/collections`, `/fields`, `/relations`, `/schema/snapshot`),
+   * which type generators and admin tools built for Directus read. Each caller sees only the collections and
+   * fields its access rules let it read; what it sees names tables, columns, types and defaults, so leave it off
+   * where the database's layout is not meant for clients.
+   *
+   * @default false
+   */
+  schemaEndpoints?: boolean
+  /**
+   * Payloads as clients built for Directus send them: keys that name no field the caller can see are dropped
+   * instead of refused, and numeric strings (`"4"`) are accepted for number fields. Per collection with
+   * `collections.<name>.lenientPayloads`. A misspelt field name is then silently ignored.
+   *
+   * @default false
+   */
+  lenientPayloads?: boolean
   /**
    * Longest a single SQL statement of a request may run, in milliseconds, on PostgreSQL and MySQL/MariaDB. The
    * statement is then cancelled on the server, its connection goes back to the pool, a write's transaction rolls

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `express-items-router` command: `introspect` writes the collections of an existing database as a TypeScript module.
+// The `express-items-router` command: `introspect` writes the collections of an existing database as a TypeScript
+// module; `snapshot` writes the schema snapshot the router's /schema/snapshot answers, for tools that read a file.
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
@@ -8,13 +9,17 @@ import knexFactory, { type Knex } from 'knex'
 import { readCatalog } from '../introspect/read-catalog'
 import { describeDatabase } from '../introspect/read-collections'
 import { collectionsSource } from './collections-source'
+import { schemaSnapshot } from '../directus-schema/schema-snapshot'
 
 const USAGE = `Usage: express-items-router introspect --client <better-sqlite3|pg|mysql2> --connection <url or file> [options]
+       express-items-router snapshot --client <better-sqlite3|pg|mysql2> (--collections <module> | --connection <url or file>) [options]
 
-Writes the collections of an existing database as a TypeScript module (defineCollection per table).
+introspect: writes the collections of an existing database as a TypeScript module (defineCollection per table).
+snapshot: writes the Directus schema snapshot of the collections, as GET /schema/snapshot answers it.
 
   --client       better-sqlite3, pg or mysql2
   --connection   a postgres:// or mysql:// URL, or the SQLite file
+  --collections  snapshot: a module exporting \`collections\` (or a default export), instead of reading a database
   --out          the file to write (default: standard output)
   --schema       PostgreSQL: the schema to read (default: current_schema())
   --include      tables to read, comma-separated (default: all)
@@ -86,13 +91,55 @@ async function introspect(args: string[]): Promise<void> {
   }
 }
 
+/** The collections a module exports as `collections`, or as its default export. */
+function collectionsOf(file: string): unknown {
+  const loaded = createRequire(join(process.cwd(), 'package.json'))(resolve(file)) as { collections?: unknown; default?: unknown }
+  const found = loaded.collections ?? loaded.default
+  if (found === undefined) throw new Error(`${file} exports neither \`collections\` nor a default export`)
+  return found
+}
+
+async function snapshot(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      client: { type: 'string' },
+      connection: { type: 'string' },
+      collections: { type: 'string' },
+      out: { type: 'string' },
+      schema: { type: 'string' },
+      include: { type: 'string' },
+      exclude: { type: 'string' },
+    },
+  })
+  if (!values.client || !CLIENTS.includes(values.client) || !values.collections === !values.connection) throw new UsageError()
+  let definitions: unknown
+  if (values.collections) definitions = collectionsOf(values.collections)
+  else {
+    const knex = knexFactory(knexConfig(values.client, values.connection!))
+    try {
+      const options = { schema: values.schema, include: list(values.include), exclude: list(values.exclude) }
+      definitions = (await describeDatabase(knex, options)).collections
+    } finally {
+      await knex.destroy()
+    }
+  }
+  const text = `${JSON.stringify(schemaSnapshot(definitions, VENDORS[values.client]!), null, 2)}\n`
+  if (values.out) writeFileSync(resolve(values.out), text)
+  else process.stdout.write(text)
+}
+
+/** The snapshot's `vendor` for each client, as the router's dialects name their databases. */
+const VENDORS: Readonly<Record<string, string>> = { 'better-sqlite3': 'sqlite', pg: 'postgres', mysql2: 'mysql' }
+
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   try {
-    if (command !== 'introspect') throw new UsageError()
-    await introspect(rest)
+    if (command === 'introspect') await introspect(rest)
+    else if (command === 'snapshot') await snapshot(rest)
+    else throw new UsageError()
     return 0
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

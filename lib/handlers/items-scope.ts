@@ -80,7 +80,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const parser = (): ParserOptions => extended(services.parser, { schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
-    const inUrl = readQueryString(req.originalUrl ?? req.url, services.queryString)
+    const inUrl = readQueryString(req.url, services.queryString)
     const raw = req.method === 'SEARCH' ? readQueryBody(readBody(req), inUrl, services.queryString) : inUrl
     // Only a hook gets a copy to change, and its meta.
     const hooked = services.lifecycle.has(collection, 'beforeRead')
@@ -97,7 +97,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const kept = (): string | null =>
     req.method === 'SEARCH' || services.lifecycle.has(collection, 'beforeRead')
       ? null
-      : queryKey(collection, () => access.signature, req.originalUrl ?? req.url)
+      : queryKey(collection, () => access.signature, req.url)
   const query = (): Promise<Query> => (parsed ??= services.queries.parse(kept(), parse))
   let writer: ItemsWriter | undefined
   return {

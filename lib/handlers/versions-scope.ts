@@ -66,7 +66,7 @@ async function versionsScope(services: Services, req: Request): Promise<Versions
     schema: openView(collection === versions.collection ? { collections: new Map([['versions', collection]]) } : services.schema),
   })
   const query = (collection: Collection): Query =>
-    parseQuery(readQueryString(req.originalUrl ?? req.url, services.queryString), collection, parser(collection))
+    parseQuery(readQueryString(req.url, services.queryString), collection, parser(collection))
   const mayManage = (collection: Collection): Promise<boolean> => hasFullAccess(services.access, collection, caller)
   const manageable = async (id: number): Promise<Version> => {
     const found = await versions.get(id)

@@ -7,25 +7,28 @@ import { errorComponents } from './error-responses'
 import { itemsPaths } from './item-paths'
 import type { OpenApiContext, PathBuilder } from './openapi-context'
 import { parameterComponents } from './parameter-components'
+import { schemaPaths } from './schema-paths'
 import { versionPaths } from './version-paths'
 
 /**
  * The groups of endpoints the router serves. A route added to router.ts adds its builder here: `SEARCH
  * /items/:collection` and export are expected as their own entries, each from its own module.
  */
-const PATH_BUILDERS: readonly PathBuilder[] = [itemsPaths, versionPaths]
+const PATH_BUILDERS: readonly PathBuilder[] = [itemsPaths, versionPaths, schemaPaths]
 
 export interface BuildOpenApiInput {
   readonly schema: Schema
   readonly versions: Collection
   readonly info?: Omit<OpenApiOptions, 'path'>
+  readonly schemaEndpoints?: boolean
 }
 
-export function buildOpenApi({ schema, versions, info = {} }: BuildOpenApiInput): OpenApiDocument {
+export function buildOpenApi({ schema, versions, info = {}, schemaEndpoints = false }: BuildOpenApiInput): OpenApiDocument {
   const collections = [...schema.collections.values()]
   const context: OpenApiContext = {
     collections,
     versions,
+    schemaEndpoints,
     operationId: (action, collection) => `${action}_${componentName(collection, 'Item').slice(0, -'.Item'.length)}`,
   }
   const errors = errorComponents()

@@ -6,6 +6,8 @@ export interface OpenApiContext {
   readonly collections: readonly Collection[]
   /** The versions table as a collection (its Item and Filter schemas describe `/versions`). */
   readonly versions: Collection
+  /** Whether the router serves the schema endpoints (`schemaEndpoints`). */
+  readonly schemaEndpoints: boolean
   /** A unique operation id for an action on a collection: `list_articles`. */
   operationId(action: string, collection: Collection): string
 }

@@ -1,4 +1,4 @@
-// Parses ?aggregate, ?groupBy and, for them, ?sort (`-count.id`, a group field) into an AggregateQuery.
+// Parses ?aggregate, ?groupBy and, with groupBy, ?sort (`-count.id`, a group field) into an AggregateQuery.
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
 import type { SchemaView } from './schema-view'
@@ -6,6 +6,7 @@ import type { TypeFamily } from '../schema/field-types'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import { parseList } from './parse-list'
 import { parseObjectParam } from './parse-object-param'
+import { parseSort } from './parse-sort'
 import type { AggregateFunction, AggregateNode, AggregateQuery, AggregateSortNode, GroupNode } from './query'
 
 /** The type families each function accepts; `count` also takes `*`. */
@@ -92,6 +93,21 @@ function parseAggregateSort(raw: unknown, aggregates: readonly AggregateNode[], 
   return sort
 }
 
+/**
+ * Without groupBy the answer is one row, so an order means nothing there, and Directus answers such a request as if
+ * it had no sort: a client that reads a list's total by re-sending the list's own parameters (the Refine data
+ * provider sends `aggregate[countDistinct]=id&sort=title`) is served. Each entry must still name an aggregate or a
+ * sortable field, so a typo stays a 400.
+ */
+function checkIgnoredSort(raw: unknown, aggregates: readonly AggregateNode[], collection: Collection, schema: SchemaView): [] {
+  for (const entry of parseList(raw, 'sort')) {
+    const [fn, field] = entry.replace(/^[-+]/, '').split('.')
+    const aggregate = aggregates.some((candidate) => candidate.fn === fn && (candidate.field?.name ?? undefined) === field)
+    if (!aggregate) parseSort(entry, collection, schema)
+  }
+  return []
+}
+
 /** Null when the request neither aggregates nor groups. */
 export function parseAggregateQuery(
   raw: { aggregate?: unknown; groupBy?: unknown; sort?: unknown },
@@ -102,5 +118,7 @@ export function parseAggregateQuery(
   const aggregates = parseAggregates(raw.aggregate, collection, schema)
   const groupBy = parseGroupBy(raw.groupBy, collection, schema)
   if (aggregates.length === 0 && groupBy.length === 0) throw new InvalidQueryError('"aggregate" and "groupBy" are both empty')
-  return { aggregates, groupBy, sort: parseAggregateSort(raw.sort, aggregates, groupBy) }
+  const sort =
+    groupBy.length === 0 ? checkIgnoredSort(raw.sort, aggregates, collection, schema) : parseAggregateSort(raw.sort, aggregates, groupBy)
+  return { aggregates, groupBy, sort }
 }

@@ -100,7 +100,10 @@ export interface AggregateSortNode {
 export interface AggregateQuery {
   readonly aggregates: readonly AggregateNode[]
   readonly groupBy: readonly GroupNode[]
-  /** Replaces the Query's sort: group keys (default, ascending) and aggregate values (`sort=-count.id`). */
+  /**
+   * Replaces the Query's sort: group keys (default, ascending) and aggregate values (`sort=-count.id`). Empty
+   * without groupBy: the answer is one row, and the request's sort, once checked, is ignored.
+   */
   readonly sort: readonly AggregateSortNode[]
 }
 

@@ -15,6 +15,7 @@ const COLLECTION_KEYS: KnownKeys<CollectionDefinition> = {
   fields: true,
   schema: true,
   versioning: true,
+  lenientPayloads: true,
   defaultLimit: true,
   maxLimit: true,
   maxBatchSize: true,
@@ -225,7 +226,13 @@ function buildMember(collection: Collection, name: string, definition: FieldDefi
   return buildField(collection, name, definition, pending)
 }
 
-function buildCollection(name: string, definition: CollectionDefinition, routerLimits: Limits, pending: Pending): Collection {
+/** What a collection takes from the router unless it sets its own. */
+export interface CollectionDefaults {
+  readonly limits: Limits
+  readonly lenientPayloads: boolean
+}
+
+function buildCollection(name: string, definition: CollectionDefinition, defaults: CollectionDefaults, pending: Pending): Collection {
   const where = `collections.${name}`
   if (!isPlainObject(definition)) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where} must be an object`)
   checkKnownOptions(definition, COLLECTION_KEYS, where)
@@ -235,6 +242,9 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
   if (definition.table !== undefined && (typeof definition.table !== 'string' || definition.table === '')) {
     throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}.table must be a non-empty string`)
   }
+  if (definition.lenientPayloads !== undefined && typeof definition.lenientPayloads !== 'boolean') {
+    throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}.lenientPayloads must be true or false`)
+  }
   const members = new Map<string, Member>()
   // Fields point at their collection, so it exists before them; `fields` and `primaryKey` are set once they do.
   const collection = {
@@ -243,7 +253,8 @@ function buildCollection(name: string, definition: CollectionDefinition, routerL
     singleton: definition.singleton === true,
     versioning: definition.versioning === true,
     members,
-    limits: resolveLimits(definition, routerLimits, where),
+    limits: resolveLimits(definition, defaults.limits, where),
+    lenientPayloads: definition.lenientPayloads ?? defaults.lenientPayloads,
     schemaFragment: definition.schema,
     restrictedBy: [],
   } as unknown as Draft<Collection>
@@ -290,14 +301,14 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
 }
 
 /** Builds the schema from `options.collections`. Runs once, in `createItemsRouter()`. */
-export function buildSchema(definitions: unknown, routerLimits: Limits): Schema {
+export function buildSchema(definitions: unknown, routerLimits: Limits, lenientPayloads = false): Schema {
   if (!isPlainObject(definitions) || Object.keys(definitions).length === 0) {
     throw new ConfigError('CONFIG_BAD_COLLECTION', 'options.collections must be an object with at least one collection')
   }
   const pending: Pending = { references: new Map(), o2m: new Map() }
   const collections = new Map<string, Collection>()
   for (const [name, definition] of Object.entries(definitions)) {
-    collections.set(name, buildCollection(name, definition as CollectionDefinition, routerLimits, pending))
+    collections.set(name, buildCollection(name, definition as CollectionDefinition, { limits: routerLimits, lenientPayloads }, pending))
   }
   resolveReferences(collections, pending)
   for (const collection of collections.values()) {

@@ -73,6 +73,8 @@ export interface Collection {
   /** Column-backed fields in definition order, hidden ones included. */
   readonly fields: readonly Field[]
   readonly limits: Limits
+  /** Payloads drop keys that name no field and take numeric strings for numbers (`lenientPayloads`). */
+  readonly lenientPayloads: boolean
   /** The collection's JSON Schema fragment, if any. */
   readonly schemaFragment?: Record<string, unknown>
   /**

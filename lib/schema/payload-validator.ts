@@ -29,7 +29,7 @@ export interface PayloadValidator {
 }
 
 /** A create must name it: not nullable, no default, and nothing else (database, router) fills it in. */
-function isRequiredOnCreate(field: Field): boolean {
+export function isRequiredOnCreate(field: Field): boolean {
   return (
     !field.nullable &&
     field.default === undefined &&

@@ -12,6 +12,7 @@ import { keyId, readFromRow } from '../repository/item-loader'
 import type { Created, ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
+import { lenientPayload } from './lenient-payload'
 import { managedValues } from './managed-values'
 import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
@@ -292,11 +293,12 @@ export class ItemsWriter {
    */
   private prepareCreate(
     rule: WriteRule,
-    inputs: readonly unknown[],
+    sent: readonly unknown[],
     batch: boolean,
     key?: Keying,
   ): PreparedWrite<[returning?: ReturningColumns | null]> {
     const { collection, repository, lifecycle } = this
+    const inputs = this.relaxed(rule, sent) ?? sent
     this.assertWritable(rule, 'create', inputs, (index) => (batch ? index : undefined))
     const validateAll = (items: readonly unknown[]): Payload[] =>
       collectErrors(items, (data, index) => this.validate(rule, 'create', data, batch ? index : undefined))
@@ -315,8 +317,13 @@ export class ItemsWriter {
   }
 
   /** The update sequence inside a transaction, once each change's keys are known: before hooks, validation, update. */
-  private prepareUpdate(rule: WriteRule, changes: readonly Change[]): PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]> {
+  private prepareUpdate(rule: WriteRule, sent: readonly Change[]): PreparedWrite<[keys: readonly (readonly PrimaryKey[])[]]> {
     const { collection, repository, lifecycle } = this
+    const datas = this.relaxed(
+      rule,
+      sent.map((change) => change.data),
+    )
+    const changes = datas === null ? sent : sent.map((change, index): Change => ({ ...change, data: datas[index] }))
     this.assertWritable(
       rule,
       'update',
@@ -442,6 +449,20 @@ export class ItemsWriter {
 
   private meta(db: Db): Omit<HookMeta, 'signal'> {
     return { collection: this.collection.name, context: this.access.context, db }
+  }
+
+  /**
+   * With `lenientPayloads`, the payloads as sent made strict (see lenient-payload.ts); otherwise null. A field the
+   * caller can neither read nor write is, to it, no field: dropped like an unknown key, so that the two cannot be
+   * told apart. One it can read but not write is still refused: the client means to change it.
+   */
+  private relaxed(rule: WriteRule, datas: readonly unknown[]): unknown[] | null {
+    const { collection } = this
+    if (!collection.lenientPayloads) return null
+    const known = (name: string): boolean =>
+      collection.members.has(name) &&
+      (this.access.view.member(collection, name) !== undefined || rule.fields === null || rule.fields.has(name))
+    return datas.map((data) => lenientPayload(collection, data, known))
   }
 
   /**

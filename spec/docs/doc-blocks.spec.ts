@@ -30,6 +30,8 @@ const RUN_BY: Readonly<Record<string, string>> = Object.freeze({
   'server-managed': 'spec/existing-databases/server-managed.spec.ts (transpiles and mounts the block)',
   cors: 'spec/docs/browser-cors.spec.ts (transpiles and mounts the block)',
   'cli-introspect': 'spec/existing-databases/introspect.spec.ts (each line, on its database)',
+  generators: 'spec/clients/type-generators.spec.ts (each line, against a router serving the fixtures)',
+  'cli-snapshot': 'spec/directus-schema/snapshot-cli.spec.ts (its module replaced by the fixtures, on every database)',
   testing: `this spec, and ${CONSUMERS}`,
   'testing-jest-config': `this spec, and ${CONSUMERS}`,
   'testing-tsconfig': `this spec, and ${CONSUMERS}`,

@@ -101,6 +101,30 @@ describe('the openapi option', () => {
     return host
   }
 
+  it('describes the schema endpoints when they are served, and only then', () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    try {
+      const withSchema = createItemsRouter({ knex, collections, schemaEndpoints: true }).openapi()
+      const paths = Object.keys(withSchema.paths as object)
+      const schemaPaths = [
+        '/collections',
+        '/collections/{collection}',
+        '/fields',
+        '/fields/{collection}',
+        '/fields/{collection}/{field}',
+        '/relations',
+        '/relations/{collection}',
+        '/relations/{collection}/{field}',
+        '/schema/snapshot',
+      ]
+      expect(paths).toEqual(expect.arrayContaining(schemaPaths))
+      expect(validateOpenApi(withSchema)).toMatchObject({ valid: true })
+      expect(Object.keys(fixtureDocument().paths as object)).not.toContain('/collections')
+    } finally {
+      void knex.destroy()
+    }
+  })
+
   it('serves the document under the mount path, naming that path as its server', async () => {
     const response = await request(app(true)).get('/api/openapi.json')
     expect(response.status).toBe(200)

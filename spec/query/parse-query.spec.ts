@@ -525,6 +525,12 @@ describe('parseQuery', () => {
     })
   })
 
+  it('drops the sort of an aggregate without groupBy: its answer is one row', () => {
+    const parsed = parse({ aggregate: { countDistinct: 'id' }, sort: ['-title', 'author.name', 'countDistinct.id'] })
+    expect(parsed.sort).toEqual([])
+    expect(parsed.aggregate).toEqual({ aggregates: [{ fn: 'countDistinct', field: field(articles, 'id') }], groupBy: [], sort: [] })
+  })
+
   it('parses aggregate and groupBy, with group keys ending the order', () => {
     const status = field(articles, 'status')
     const rating = field(articles, 'rating')
@@ -554,6 +560,11 @@ describe('parseQuery', () => {
     ['unknown field', { aggregate: { count: 'nope' } }, 'Field "nope" does not exist in collection "articles"'],
     ['group by json', { groupBy: 'tags' }, '"groupBy" cannot group by "tags"'],
     ['group by count()', { groupBy: 'count(comments)' }, '"groupBy" takes fields and date functions, not "count(comments)"'],
+    [
+      'sort by an unknown field without groupBy',
+      { aggregate: { count: '*' }, sort: 'nope' },
+      'Cannot sort by "nope": no field "nope" in collection "articles"',
+    ],
     [
       'sort by something not grouped',
       { groupBy: 'status', sort: 'title' },
