@@ -44,6 +44,11 @@ export type {
   TypedCollectionDefinition,
   UntypedShape,
   WriteAction,
+  Realtime,
+  RealtimeBroker,
+  RealtimeBrokerHandlers,
+  RealtimeChange,
+  RealtimeOptions,
 } from './types'
 
 /** Item types inferred from field definitions, and the registry for the host's user and role types. */

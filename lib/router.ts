@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
-import { ConfigError, errorHandler } from './errors'
+import { ConfigError, errorHandler, ItemsError } from './errors'
 import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
@@ -38,15 +38,21 @@ import { isSqliteReader } from './repository/dialects/sqlite-reader'
 import { setupCheck } from './repository/setup-check'
 import { guardStatements, statementError } from './repository/statement-guard'
 import { reuseStatements, reusesStatements } from './repository/statement-cache'
-import { requestScope } from './request-scope'
+import { requestScope, runInScope } from './request-scope'
+import { attachRealtime } from './realtime/attach-realtime'
+import type { RealtimeSeam } from './realtime/realtime-seam'
 import { buildSchema } from './schema/build-schema'
 import type { Collection, Schema } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
 import type { Collections, ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
+import type { Request } from 'express'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
 import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
 import { buildOpenApi } from './openapi/build-openapi'
+
+/** What a scope setup is given for work no request carries: the setups realtime runs read nothing of it. */
+const NO_REQUEST = Object.freeze({}) as Request
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
@@ -173,29 +179,41 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     })
     return serverUrl === undefined ? document : { ...document, servers: [{ url: serverUrl }] }
   }
-  const router = Object.assign(express.Router(), { events: lifecycle.events, openapi })
-  if (config.openapi) {
-    router.get(config.openapi.path, (req, res) => {
-      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
-    })
-  }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
   const instances = [config.knex, ...(replica ? [replica.knex] : [])]
   // A SQLite reader registers the router's functions and keeps its statements on its own threads.
   const inProcess = instances.filter((knex) => !isSqliteReader(knex))
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
+  const reuse = reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements))
+  const guard = guardStatements(instances, dialect, config.statementTimeout)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  const scoped = requestScope(
-    [
-      reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
-      guardStatements(instances, dialect, config.statementTimeout),
-      routing.scopeSetup(),
-    ].filter((setup) => setup !== null),
-  )
+  const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
   // A passed check stays passed, so once every one has, requests go on without waiting for a promise. One layer
   // for the check, the body and the scope: Express matches every layer's path against every request.
   let ready = false
+  const realtime: RealtimeSeam = {
+    services,
+    // Without routing's setup, so realtime reads go to the primary; neither setup reads the request it is given.
+    run: (work) =>
+      Promise.all(checks.map((check) => check())).then(() =>
+        runInScope((scope) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, scope)), work),
+      ),
+    recognise: (error) => {
+      const timedOut = statementError(error, dialect, config.statementTimeout)
+      return timedOut instanceof ItemsError ? timedOut : mapFault(timedOut, dialect)
+    },
+  }
+  const router = Object.assign(express.Router(), {
+    events: lifecycle.events,
+    openapi,
+    attachRealtime: (...args: Parameters<ItemsRouter['attachRealtime']>) => attachRealtime(realtime, ...args),
+  })
+  if (config.openapi) {
+    router.get(config.openapi.path, (req, res) => {
+      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
+    })
+  }
   router.use(['/items', '/versions'], (req, res, next) => {
     if (ready) return parsed(req, res, next)
     Promise.all(checks.map((check) => check())).then(() => {
