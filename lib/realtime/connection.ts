@@ -71,15 +71,18 @@ export class Connection {
     return this.watchers.size
   }
 
-  /** Sends a frame, unless the client reads too slowly: then it is closed rather than buffered without end. */
+  /**
+   * Sends a frame, unless more than `maxBufferedBytes` still wait to be sent: the client reads slower than its
+   * messages come, and is closed rather than buffered without end. What waits is measured before the frame, so
+   * one large `init` passes on a connection that keeps up.
+   */
   send(frame: object): void {
     if (this.closed || this.socket.readyState !== WebSocket.OPEN) return
-    const text = JSON.stringify(frame)
-    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.config.maxBufferedBytes) {
+    if (this.socket.bufferedAmount > this.config.maxBufferedBytes) {
       void this.close(CLOSE.SLOW_CONSUMER)
       return
     }
-    this.socket.send(text)
+    this.socket.send(JSON.stringify(frame))
   }
 
   /** A heartbeat tick: closes a connection that did not answer the last ping, pings the others. */
