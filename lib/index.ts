@@ -78,6 +78,12 @@ export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'
 export { sqliteReader } from './repository/dialects/sqlite-reader'
 export type { SqliteReaderOptions } from './repository/dialects/sqlite-reader'
 
+/** Brokers that carry realtime changes between processes, over PostgreSQL LISTEN/NOTIFY and Redis pub/sub. */
+export { createPostgresBroker } from './realtime/brokers/postgres-broker'
+export type { PostgresBrokerClient, PostgresBrokerOptions } from './realtime/brokers/postgres-broker'
+export { createRedisBroker } from './realtime/brokers/redis-broker'
+export type { RedisBrokerClient, RedisBrokerOptions } from './realtime/brokers/redis-broker'
+
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'
 

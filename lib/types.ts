@@ -812,6 +812,8 @@ export interface Realtime {
   readonly connections: number
   /** Subscriptions held by every connection. */
   readonly subscriptions: number
+  /** Resolves once the broker listens (at once without one); rejects when it could not start. */
+  readonly ready: Promise<void>
   /** Closes every connection (code 1001), stops the broker and stops answering upgrades. */
   close(): Promise<void>
 }

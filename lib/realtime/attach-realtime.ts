@@ -92,7 +92,8 @@ export function attachRealtime(seam: RealtimeSeam, server: Server, options?: Rea
       for (const connection of connections) void connection.refresh()
     },
   })
-  started?.catch((error: unknown) => logger.error('express-items-router: the realtime broker did not start', error))
+  const ready = started ?? Promise.resolve()
+  ready.catch((error: unknown) => logger.error('express-items-router: the realtime broker did not start', error))
 
   const heartbeat =
     config.heartbeatInterval > 0
@@ -108,6 +109,7 @@ export function attachRealtime(seam: RealtimeSeam, server: Server, options?: Rea
     get subscriptions() {
       return feed.size
     },
+    ready,
     async close() {
       if (closing) return
       closing = true
