@@ -28,16 +28,16 @@ import {
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
-import { dialectOf, type Dialect } from './repository/dialects'
+import { dialectOf, type Dialect } from './dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
 import { ParsedQueries } from './query/query-cache'
 import { ItemsRepository } from './repository/items-repository'
-import { ReadRouting } from './repository/read-routing'
-import { mapFault } from './repository/map-db-error'
-import { isSqliteReader } from './repository/dialects/sqlite-reader'
-import { setupCheck } from './repository/setup-check'
-import { guardStatements, statementError } from './repository/statement-guard'
-import { reuseStatements, reusesStatements } from './repository/statement-cache'
+import { ReadRouting } from './execute/read-routing'
+import { mapFault } from './execute/map-db-error'
+import { isSqliteReader } from './dialects/sqlite/sqlite-reader'
+import { setupCheck } from './execute/setup-check'
+import { guardStatements, statementError } from './execute/statement-guard'
+import { reuseStatements, reusesStatements } from './execute/statement-cache'
 import { requestScope, runInScope } from './request-scope'
 import { attachRealtime } from './realtime/attach-realtime'
 import type { RealtimeSeam } from './realtime/realtime-seam'
@@ -189,16 +189,24 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
   const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
-  // A passed check stays passed, so once every one has, requests go on without waiting for a promise. One layer
-  // for the check, the body and the scope: Express matches every layer's path against every request.
+  // The ready gate: the setup checks, and the servers' traits (Dialect.serverTraits), which the repository then
+  // reads as plain values. A passed check stays passed and known traits stay known, so once all are, requests go on
+  // without waiting for a promise. One layer for the gate, the body and the scope: Express matches every layer's
+  // path against every request.
   let ready = false
+  /** Passes the gate: resolves whether every trait is known (see above). */
+  const passGate = (): Promise<boolean> =>
+    Promise.all([repository.traits.learn(instances), ...checks.map((check) => check())]).then(([known]) => {
+      ready = known
+      return known
+    })
   const realtime: RealtimeSeam = {
     services,
     // Without routing's setup, so realtime reads go to the primary; neither setup reads the request it is given.
-    run: (work) =>
-      Promise.all(checks.map((check) => check())).then(() =>
-        runInScope((scope) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, scope)), work),
-      ),
+    run: (work) => {
+      const inScope = () => runInScope((scope) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, scope)), work)
+      return ready ? inScope() : passGate().then(inScope)
+    },
     recognise: (error) => {
       const timedOut = statementError(error, dialect, config.statementTimeout)
       return timedOut instanceof ItemsError ? timedOut : mapFault(timedOut, dialect)
@@ -216,10 +224,8 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   }
   router.use(['/items', '/versions'], (req, res, next) => {
     if (ready) return parsed(req, res, next)
-    Promise.all(checks.map((check) => check())).then(() => {
-      ready = true
-      parsed(req, res, next)
-    }, next)
+    // Traits that could not be asked are asked again by the next request; this one does without them.
+    passGate().then(() => parsed(req, res, next), next)
   })
   // One route per path, its methods inside: Express matches every layer's path against a request until one
   // handles it, so a route per method and path made a PATCH of one item try ten patterns.
