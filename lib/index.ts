@@ -44,6 +44,11 @@ export type {
   TypedCollectionDefinition,
   UntypedShape,
   WriteAction,
+  Realtime,
+  RealtimeBroker,
+  RealtimeBrokerHandlers,
+  RealtimeChange,
+  RealtimeOptions,
 } from './types'
 
 /** Item types inferred from field definitions, and the registry for the host's user and role types. */
@@ -72,6 +77,12 @@ export { prepareSqliteConnection } from './dialects/sqlite/sqlite-functions'
 /** A knex instance that runs SQLite reads on worker threads, off the event loop: pass it as `replica`. */
 export { sqliteReader } from './dialects/sqlite/sqlite-reader'
 export type { SqliteReaderOptions } from './dialects/sqlite/sqlite-reader'
+
+/** Brokers that carry realtime changes between processes, over PostgreSQL LISTEN/NOTIFY and Redis pub/sub. */
+export { createPostgresBroker } from './realtime/brokers/postgres-broker'
+export type { PostgresBrokerClient, PostgresBrokerOptions } from './realtime/brokers/postgres-broker'
+export { createRedisBroker } from './realtime/brokers/redis-broker'
+export type { RedisBrokerClient, RedisBrokerOptions } from './realtime/brokers/redis-broker'
 
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'

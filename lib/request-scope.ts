@@ -105,3 +105,10 @@ export function requestScope(setups: readonly ScopeSetup[]): RequestHandler {
     storage.run(scope, next)
   }
 }
+
+/** Runs `work` in a scope of its own, for work no HTTP request carries (a realtime message or delivery). */
+export function runInScope<T>(prepare: (scope: RequestScope) => void, work: () => Promise<T>): Promise<T> {
+  const scope = new Scope()
+  prepare(scope)
+  return storage.run(scope, work)
+}

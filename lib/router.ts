@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { buildAccess, reachableCollections } from './access/access-config'
 import { checkFixedRules, type AccessSetup } from './access/caller-access'
 import { normalizeOptions, type RouterConfig } from './config'
-import { ConfigError, errorHandler } from './errors'
+import { ConfigError, errorHandler, ItemsError } from './errors'
 import { jsonBodyParser } from './handlers/json-body'
 import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
@@ -39,16 +39,22 @@ import { setupCheck } from './execute/setup-check'
 import { prepareEachConnection } from './knex-adapter'
 import { guardStatements, statementError } from './execute/statement-guard'
 import { reuseStatements, reusesStatements } from './execute/statement-cache'
-import { requestScope } from './request-scope'
+import { requestScope, runInScope } from './request-scope'
+import { attachRealtime } from './realtime/attach-realtime'
+import type { RealtimeSeam } from './realtime/realtime-seam'
 import { buildSchema } from './schema/build-schema'
 import type { Collection, Schema } from './schema/collection'
 import { createPayloadValidator } from './schema/payload-validator'
 import type { Collections, ItemsRouter, ItemsRouterOptions, OpenApiDocument } from './types'
+import type { Request } from 'express'
 import { createVersionsTable, versionsCollection } from './versions/versions-table'
 import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
 import { buildOpenApi } from './openapi/build-openapi'
 import { schemaRoutes } from './directus-schema/schema-routes'
+
+/** What a scope setup is given for work no request carries: the setups realtime runs read nothing of it. */
+const NO_REQUEST = Object.freeze({}) as Request
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
   throw routeNotFound(req)
@@ -176,12 +182,6 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     })
     return serverUrl === undefined ? document : { ...document, servers: [{ url: serverUrl }] }
   }
-  const router = Object.assign(express.Router(), { events: lifecycle.events, openapi })
-  if (config.openapi) {
-    router.get(config.openapi.path, (req, res) => {
-      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
-    })
-  }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
   const instances = [config.knex, ...(replica ? [replica.knex] : [])]
   // A SQLite reader registers the router's functions and keeps its statements on its own threads.
@@ -190,27 +190,48 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const prepare = dialect.prepareConnection
   if (prepare !== null) for (const knex of inProcess) prepareEachConnection(knex, prepare)
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
+  const reuse = reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements))
+  const guard = guardStatements(instances, dialect, config.statementTimeout)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  const scoped = requestScope(
-    [
-      reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements)),
-      guardStatements(instances, dialect, config.statementTimeout),
-      routing.scopeSetup(),
-    ].filter((setup) => setup !== null),
-  )
+  const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
   // The ready gate: the setup checks, and the servers' traits (Dialect.serverTraits), which the repository then
   // reads as plain values. A passed check stays passed and known traits stay known, so once all are, requests go on
   // without waiting for a promise. One layer for the gate, the body and the scope: Express matches every layer's
   // path against every request.
   let ready = false
+  /** Passes the gate: resolves whether every trait is known (see above). */
+  const passGate = (): Promise<boolean> =>
+    Promise.all([repository.traits.learn(instances), ...checks.map((check) => check())]).then(([known]) => {
+      ready = known
+      return known
+    })
+  const realtime: RealtimeSeam = {
+    services,
+    // Without routing's setup, so realtime reads go to the primary; neither setup reads the request it is given.
+    run: (work) => {
+      const inScope = () => runInScope((scope) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, scope)), work)
+      return ready ? inScope() : passGate().then(inScope)
+    },
+    recognise: (error) => {
+      const timedOut = statementError(error, dialect, config.statementTimeout)
+      return timedOut instanceof ItemsError ? timedOut : mapFault(timedOut, dialect)
+    },
+  }
+  const router = Object.assign(express.Router(), {
+    events: lifecycle.events,
+    openapi,
+    attachRealtime: (...args: Parameters<ItemsRouter['attachRealtime']>) => attachRealtime(realtime, ...args),
+  })
+  if (config.openapi) {
+    router.get(config.openapi.path, (req, res) => {
+      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
+    })
+  }
   router.use(['/items', '/versions'], (req, res, next) => {
     if (ready) return parsed(req, res, next)
-    Promise.all([repository.traits.learn(instances), ...checks.map((check) => check())]).then(([known]) => {
-      // Traits that could not be asked are asked again by the next request; this one does without them.
-      ready = known
-      parsed(req, res, next)
-    }, next)
+    // Traits that could not be asked are asked again by the next request; this one does without them.
+    passGate().then(() => parsed(req, res, next), next)
   })
   // One route per path, its methods inside: Express matches every layer's path against a request until one
   // handles it, so a route per method and path made a PATCH of one item try ten patterns.

@@ -1,5 +1,6 @@
 // The documented public types: router options, collection and field definitions, access rules and hooks.
 import type { EventEmitter } from 'node:events'
+import type { IncomingMessage, Server } from 'node:http'
 import type { Request, Router } from 'express'
 import type { Knex } from 'knex'
 import type { ItemShape, ItemsRole, ItemsUser, ShapeOf } from './item-types'
@@ -394,6 +395,11 @@ export interface ItemsRouter<C extends Collections = Collections> extends Router
    * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is.
    */
   openapi(options?: { serverUrl?: string }): OpenApiDocument
+  /**
+   * Serves live subscriptions and item actions over WebSocket, in the Directus realtime protocol, on the host's
+   * own HTTP server (see docs/guide/realtime.md). Throws a `ConfigError` for options that cannot work.
+   */
+  attachRealtime(server: Server, options?: RealtimeOptions): Realtime
 }
 
 /** An OpenAPI 3.1 document, as JSON. */
@@ -739,4 +745,98 @@ export interface SkippedTable {
 export interface DatabaseDescription {
   collections: Record<string, CollectionDefinition>
   skipped: SkippedTable[]
+}
+
+/** A write, as realtime passes it between processes: which items changed, never their values or the writer. */
+export interface RealtimeChange {
+  action: WriteAction
+  collection: string
+  keys: PrimaryKey[]
+}
+
+/** What a broker hands the processes it connects. */
+export interface RealtimeBrokerHandlers {
+  /** A change another process published. */
+  change(change: RealtimeChange): void
+  /** The connection to the engine was lost and is back: changes published meanwhile may have been missed. */
+  gap(): void
+}
+
+/**
+ * Carries changes between the processes serving one database, through an engine they share (see
+ * `createPostgresBroker`, `createRedisBroker`). A process hears its own changes directly, not through the broker.
+ */
+export interface RealtimeBroker {
+  /** Starts listening; resolves once changes published from now on reach `handlers`. */
+  start(handlers: RealtimeBrokerHandlers): Promise<void>
+  /** Sends a change to the other processes; rejects when the engine cannot take it. */
+  publish(change: RealtimeChange): Promise<void>
+  /** Stops listening and closes what `start` opened. */
+  stop(): Promise<void>
+}
+
+/** `router.attachRealtime(server, options)`. Every option has a safe default. */
+export interface RealtimeOptions {
+  /**
+   * The path of the upgrade request, as the client sends it: the router's mount path included.
+   *
+   * @default '/websocket'
+   */
+  path?: string
+  /**
+   * Turns a token (the `access_token` of an `auth` message, or `?access_token=` in the upgrade URL) into the
+   * caller's context; `null` (or a throw) refuses it. `req` is the upgrade request. Without it, only
+   * `publicAccess` connections work.
+   */
+  authenticate?: (token: string, req: IncomingMessage) => ItemsContext | null | Promise<ItemsContext | null>
+  /**
+   * Whether a connection without a token acts at once as the caller the router's `context` option gives for its
+   * upgrade request (a session cookie, say). Off: it must send an `auth` message within `authTimeout`.
+   *
+   * @default false
+   */
+  publicAccess?: boolean
+  /** Carries writes to and from the router's other processes; none: one process. @default none */
+  broker?: RealtimeBroker
+  /** Most open connections; one more is closed with code 1013 `TOO_MANY_CONNECTIONS`. @default 1000 */
+  maxConnections?: number
+  /** Most subscriptions one connection holds; one more is refused with `LIMIT_EXCEEDED`. @default 100 */
+  maxSubscriptions?: number
+  /** Largest message a client may send, in bytes; a larger one closes its connection with code 1009. @default 65536 */
+  maxMessageBytes?: number
+  /**
+   * Most bytes waiting to be sent to one connection; a client that reads slower than its messages come is closed
+   * with code 4429 `SLOW_CONSUMER` rather than growing the process's memory.
+   *
+   * @default 1048576
+   */
+  maxBufferedBytes?: number
+  /**
+   * Most items a subscription remembers having sent, to tell updates from items entering or leaving its filter;
+   * past it the oldest are forgotten (see docs/guide/realtime.md).
+   *
+   * @default 10000
+   */
+  maxKnownItems?: number
+  /** Milliseconds a connection has to authenticate; then it is closed with code 4408 `AUTH_TIMEOUT`. @default 10000 */
+  authTimeout?: number
+  /**
+   * Milliseconds between the server's pings; a connection that did not answer the previous one by the next is
+   * closed with code 4000 `HEARTBEAT_TIMEOUT`. 0: no pings.
+   *
+   * @default 30000
+   */
+  heartbeatInterval?: number
+}
+
+/** The realtime endpoint `attachRealtime` returns. */
+export interface Realtime {
+  /** Open connections. */
+  readonly connections: number
+  /** Subscriptions held by every connection. */
+  readonly subscriptions: number
+  /** Resolves once the broker listens (at once without one); rejects when it could not start. */
+  readonly ready: Promise<void>
+  /** Closes every connection (code 1001), stops the broker and stops answering upgrades. */
+  close(): Promise<void>
 }

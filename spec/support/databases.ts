@@ -56,7 +56,7 @@ export const runDatabasePrefix = (): string => `items_test_${testRun()}_`
  */
 export const workerDatabase = (): string => `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? '1'}`
 
-function pgConnection(database: string): Knex.PgConnectionConfig {
+export function pgConnection(database: string): Knex.PgConnectionConfig {
   const url = new URL(PG_BASE)
   url.pathname = `/${database}`
   return { connectionString: url.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS }

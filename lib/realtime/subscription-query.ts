@@ -1,0 +1,76 @@
+// Reads a subscription's (or a socket read's) `query`, in its JSON or its query-string form, into a Query
+// through the caller's view, as the router parses a request's: the same parser, limits and `beforeRead` hook.
+import type { CallerAccess } from '../access/caller-access'
+import { InvalidQueryError } from '../errors'
+import { extended } from '../extended'
+import { parseQuery } from '../query/parse-query'
+import type { FieldNode, Query } from '../query/query'
+import { readQueryBody } from '../query/read-query-body'
+import type { RawQuery } from '../query/read-query-string'
+import type { Services } from '../handlers/services'
+import type { Collection } from '../schema/collection'
+import type { Item, PrimaryKey } from '../types'
+import type { KeyedItem } from './subscription'
+
+/** What a subscription's query may hold: what shapes and selects items. Counts, groups and pages of a cursor do not apply to events. */
+const SUBSCRIPTION_PARAMETERS: readonly string[] = [
+  'fields',
+  'filter',
+  'sort',
+  'limit',
+  'offset',
+  'page',
+  'search',
+  'deep',
+  'alias',
+  'backlink',
+]
+
+/** The raw parameters of `query`, checked against `allowed` when given. */
+function rawParameters(query: Readonly<Record<string, unknown>>, services: Services, allowed: readonly string[] | null): RawQuery {
+  if (allowed !== null) {
+    const refused = Object.keys(query).find((name) => !allowed.includes(name))
+    if (refused !== undefined) {
+      throw new InvalidQueryError(`A subscription's query takes ${allowed.join(', ')}; not "${refused}"`)
+    }
+  }
+  // The SEARCH body's reading: numbers become the text a URL carries, objects stay, so both forms mean the same.
+  return readQueryBody({ query }, {}, services.queryString)
+}
+
+/** Parses `query` for `collection` through the caller's view; `subscription` limits it to what events can honour. */
+export async function parseSocketQuery(
+  query: Readonly<Record<string, unknown>>,
+  collection: Collection,
+  access: CallerAccess,
+  services: Services,
+  subscription: boolean,
+): Promise<Query> {
+  const raw = rawParameters(query, services, subscription ? SUBSCRIPTION_PARAMETERS : null)
+  const hooked = services.lifecycle.has(collection, 'beforeRead')
+    ? await services.lifecycle.before(
+        collection,
+        'beforeRead',
+        { ...raw },
+        { collection: collection.name, context: access.context, db: services.knex },
+      )
+    : raw
+  return parseQuery(hooked as RawQuery, collection, extended(services.parser, { schema: access.view, variables: access.variables }))
+}
+
+/** The output name of the key a subscription's reads add: no field can have it, so it never meets one. */
+const KEY_OUTPUT = '\u0000key'
+
+/** `query` with the collection's key read too, under a name of its own, so every item read comes with its key. */
+export function keyedQuery(query: Query, collection: Collection): Query {
+  const key: FieldNode = { kind: 'field', output: KEY_OUTPUT, field: collection.primaryKey }
+  return { ...query, fields: [...query.fields, key] }
+}
+
+/** Splits the items a keyed query read into keys and the items as the client asked for them. */
+export function keyedItems(items: readonly Item[]): KeyedItem[] {
+  return items.map((item) => {
+    const { [KEY_OUTPUT]: key, ...rest } = item
+    return { key: key as PrimaryKey, item: rest }
+  })
+}
