@@ -56,6 +56,8 @@ interface ColumnRow {
   is_nullable: string
   data_type: string
   column_type: string
+  /** COLUMN_TYPE as declared: an enum's values keep their case (`column_type` is lower-cased for matching). */
+  declared_type: string
   max_length: number | string | null
   numeric_precision: number | string | null
   numeric_scale: number | string | null
@@ -65,6 +67,7 @@ interface ColumnRow {
 const COLUMNS_SQL = `
 select c.TABLE_NAME as \`table\`, c.COLUMN_NAME as \`column\`, c.COLUMN_DEFAULT as column_default,
   c.IS_NULLABLE as is_nullable, lower(c.DATA_TYPE) as data_type, lower(c.COLUMN_TYPE) as column_type,
+  c.COLUMN_TYPE as declared_type,
   c.CHARACTER_MAXIMUM_LENGTH as max_length, c.NUMERIC_PRECISION as numeric_precision,
   c.NUMERIC_SCALE as numeric_scale, c.EXTRA as extra
 from information_schema.COLUMNS c
@@ -143,7 +146,7 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
   const type = fieldType(row, table.checks)
   const enumValues =
     row.data_type === 'enum'
-      ? quotedValues(row.column_type.slice(5, -1))
+      ? quotedValues(row.declared_type.slice(5, -1))
       : table.checks.map((clause) => checkedValues(`(${clause})`, row.column)).find((values) => values !== undefined)
   const text = type === 'string' || type === 'text'
   return {
