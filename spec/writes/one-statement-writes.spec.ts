@@ -12,8 +12,11 @@ import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
-/** A router's one question to a MySQL-protocol server, on its first write: which it is, whether it autocommits. */
-const isServerProbe = (statement: string): boolean => /select version\(\)/.test(statement)
+/**
+ * A router's one question to the server, on its first write: to a MySQL-protocol one, which it is and whether it
+ * autocommits; to the others, which tables' writes are read back (ServerTraits.readsBack).
+ */
+const isServerProbe = (statement: string): boolean => /select version\(\)|from pg_rewrite|from sqlite_master/.test(statement)
 
 type Done = (error: Error | null, connection: unknown) => void
 
