@@ -130,7 +130,7 @@ forEachDialect((ctx) => {
       expect(afterCommit.filter((statement) => /from [`"]articles[`"]/.test(statement))).toHaveLength(createReadBack.length)
     })
 
-    it('asks a MySQL-protocol server once per router what it supports, on the first request that needs to know', async () => {
+    it('asks the server once per router what it supports, on the first request that needs to know', async () => {
       const fresh = createApp(ctx.knex)
       const list = await ctx.countQueries(() => request(fresh).get('/api/items/articles'))
       expect(list.sql.filter(isServerProbe)).toEqual([])
@@ -142,7 +142,11 @@ forEachDialect((ctx) => {
         // A one-item read's key lists depend on the server too (Dialect.keyPairs), and ask nothing more.
         await request(fresh).get('/api/items/articles/1')
       })
-      expect(creates.sql.filter(isServerProbe)).toHaveLength(ctx.name === 'mysql' ? 1 : 0)
+      // MySQL: which server and session; PostgreSQL: which tables have rules; SQLite: which have triggers, asked
+      // on the host's connection where the statement may not pass knex's query event.
+      const probes = creates.sql.filter(isServerProbe)
+      if (ctx.name === 'sqlite') expect(probes.length).toBeLessThanOrEqual(1)
+      else expect(probes).toHaveLength(1)
     })
 
     it('answers a batch create of every field type exactly as reads of the items answer', async () => {
