@@ -73,7 +73,7 @@ interface Reading {
 function createsFailWithout(table: CatalogTable, column: CatalogColumn): string | null {
   const needed = !column.nullable && column.default === undefined && column.defaultExpression === undefined
   if (table.view || !needed || column.autoIncrement || column.generated) return null
-  return `NOT NULL without a default: every create on ${table.name} fails; give the column a default in the database, or serve it through \`overrides\``
+  return `NOT NULL without a default: every create on ${table.name} fails unless a trigger fills it; give the column a default in the database, or serve it through \`overrides\``
 }
 
 function readFields(table: CatalogTable, key: string, reading: Reading): Fields {
@@ -87,7 +87,7 @@ function readFields(table: CatalogTable, key: string, reading: Reading): Fields 
     }
     const { type } = column
     if (type === null || (type === 'array' && column.elementType === undefined)) {
-      const reason = `type ${column.dbType} has no field type`
+      const reason = column.unserved ?? `type ${column.dbType} has no field type`
       reading.skipped.push({ table: table.name, column: column.name, reason: createsFail ? `${reason}; ${createsFail}` : reason })
       continue
     }

@@ -12,6 +12,7 @@ import {
   escapeRegExp,
   literalDefault,
   quotedValues,
+  unservedReason,
 } from './catalog'
 
 /** DATA_TYPE and the field type it reads as; `tinyint(1)` (knex's boolean) and enums are handled apart. */
@@ -38,6 +39,24 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   time: 'time',
   json: 'json',
   uuid: 'uuid',
+  // A four-digit year (1901 to 2155, and 0); mysql2 reads it as a number.
+  year: 'integer',
+}
+
+/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE. */
+const BINARY_ADVICE =
+  'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `to_base64(<column>)`, with `viewKeys`'
+const SPATIAL_ADVICE =
+  'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
+const UNSERVED: Readonly<Record<string, string>> = {
+  set: 'a SET is not served: leave it out (`false` in `overrides`), or serve a view that reads it as text, with `viewKeys`',
+  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, BINARY_ADVICE])),
+  ...Object.fromEntries(
+    ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
+      type,
+      SPATIAL_ADVICE,
+    ]),
+  ),
 }
 
 /** Column types that other field types also fit, for checkCollections: the router's own choices among them. */
@@ -153,6 +172,7 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
     name: row.column,
     dbType: row.column_type,
     type,
+    ...(type === null ? { unserved: unservedReason(row.column_type, UNSERVED[row.data_type]) } : {}),
     accepts: acceptedTypes(type, ALSO_ACCEPTS[row.column_type] ?? ALSO_ACCEPTS[row.data_type] ?? []),
     nullable: row.is_nullable === 'YES',
     ...parseDefault(row, type, mariadb),

@@ -11,6 +11,7 @@ import {
   escapeRegExp,
   literalDefault,
   quotedValues,
+  unservedReason,
 } from './catalog'
 
 /** Base type names (pg_type.typname) and the field type each reads as. */
@@ -32,6 +33,13 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   json: 'json',
   jsonb: 'json',
   uuid: 'uuid',
+}
+
+/** What to do about the types the router leaves out (see unservedReason), by pg_type.typname. */
+const UNSERVED: Readonly<Record<string, string>> = {
+  tsvector:
+    "PostgreSQL's parsed full-text form of other columns (lexemes and their positions), not data a client reads or writes; search the text columns it is made from",
+  bytea: "bytes are not served: leave it out (`false` in `overrides`), or serve a view with `encode(<column>, 'base64')`, with `viewKeys`",
 }
 
 /** pg_constraint.confdeltype, as https://www.postgresql.org/docs/current/catalog-pg-constraint.html lists it. */
@@ -179,6 +187,7 @@ function toColumn(row: ColumnRow, primaryKey: readonly string[], unique: Readonl
     name: row.column,
     dbType: row.db_type,
     type,
+    ...(type === null ? { unserved: unservedReason(row.db_type, UNSERVED[row.typname]) } : {}),
     ...(elementType && type === 'array' ? { elementType } : {}),
     accepts: acceptedTypes(type),
     nullable: !row.notnull,
