@@ -324,9 +324,8 @@ export class ItemsRepository {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
     const rows: ReturnedRow[] = []
-    const traits = this.serverTraits(this.knex)
     // Such a table's rows are read back after the write (ServerTraits.readsBack): its INSERT has no RETURNING.
-    const readsBack = (isPromiseLike(traits) ? await traits : traits).readsBack.has(collection.table)
+    const readsBack = (await this.tablesReadBack(trx)).has(collection.table)
     const batchKeys = payloads.length > 1 && !readsBack ? await this.batchKeys(trx, returning) : null
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
@@ -500,6 +499,17 @@ export class ItemsRepository {
       this.traits.set(db, traits)
     }
     return traits
+  }
+
+  /**
+   * ServerTraits.readsBack, for a write running on `db`. Until the router's traits are known, asked on `db` itself:
+   * waiting for the router's own question could wait for the connection `db` holds (SQLite's pool has one).
+   */
+  private async tablesReadBack(db: Db): Promise<ReadonlySet<string>> {
+    const traits = this.traits.get(this.knex)
+    if (traits !== undefined && !isPromiseLike(traits)) return traits.readsBack
+    const ask = this.dialect.serverTraits
+    return ask === null ? new Set() : (await ask(db as Knex)).readsBack
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
