@@ -5,7 +5,7 @@
 // router does not serve, and the column types such schemas hold: YEAR (a PostgreSQL domain), SET, BLOB, tsvector,
 // and a SQLite view column without a declared type.
 import type { Knex } from 'knex'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 
 /** In the order they are dropped. */
 export const RENTAL_TABLES = ['payment_2007', 'payment', 'film_format', 'film', 'staff'] as const
