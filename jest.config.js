@@ -12,7 +12,7 @@ const UNIT_SPECS = [
   '/spec/docs/(doc-blocks|fragments)\\.spec\\.ts$',
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
-  '/spec/introspect/read-collections\\.spec\\.ts$',
+  '/spec/introspect/(read-collections|catalog-checks)\\.spec\\.ts$',
   '/spec/sql/compile-filter\\.spec\\.ts$',
   '/spec/access/check-validation\\.spec\\.ts$',
 ]

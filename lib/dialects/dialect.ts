@@ -70,6 +70,13 @@ export interface ServerTraits {
    * switch off: there a lone statement would open a transaction nobody commits.
    */
   readonly autocommits: boolean
+  /**
+   * Tables whose writes answer by reading their rows back after the statement, never through RETURNING: on
+   * PostgreSQL those with an INSTEAD rule on INSERT or UPDATE, which refuse RETURNING; on SQLite those with a
+   * trigger, since RETURNING reports a row as it was before AFTER triggers wrote to it. Empty on MySQL, whose
+   * UPDATE always reads back and whose triggers run BEFORE the row is written.
+   */
+  readonly readsBack: ReadonlySet<string>
 }
 
 export interface Dialect {
@@ -229,6 +236,12 @@ export interface Dialect {
    * is not knex's own may lack; null where there is nothing to check (PostgreSQL, MySQL).
    */
   readonly checkSetup: ((knex: Knex) => Promise<string | null>) | null
+  /**
+   * The key a sequence just gave the row an INSERT without RETURNING wrote (`ServerTraits.readsBack`), where the
+   * INSERT's own result does not hold it: PostgreSQL's `currval` of the key column's sequence, on the same
+   * connection. null on SQLite and MySQL, whose INSERT answers the last inserted id.
+   */
+  readonly insertedKey: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
   /**
    * Run after inserting explicit values into an auto-increment key, or null where the database moves its
    * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.

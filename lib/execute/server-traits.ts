@@ -4,7 +4,7 @@ import type { Knex } from 'knex'
 import type { Dialect, ServerTraits } from '../dialects'
 
 /** What every server can do: the traits of a server that could not be asked (no connection yet, say). */
-const UNKNOWN: ServerTraits = { insertReturnsRows: false, foldedKeys: 0, autocommits: false }
+const UNKNOWN: ServerTraits = { insertReturnsRows: false, foldedKeys: 0, autocommits: false, readsBack: new Set() }
 
 export class KnownTraits {
   private readonly known = new WeakMap<Knex, ServerTraits>()
@@ -16,7 +16,7 @@ export class KnownTraits {
   constructor(private readonly dialect: Dialect) {
     this.fixed =
       dialect.serverTraits === null
-        ? { insertReturnsRows: dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true }
+        ? { insertReturnsRows: dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true, readsBack: new Set() }
         : null
   }
 

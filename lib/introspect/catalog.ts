@@ -12,6 +12,8 @@ export interface CatalogColumn {
   readonly dbType: string
   /** The field type the column reads as, or null when none fits (the column is then left out and reported). */
   readonly type: FieldType | null
+  /** Where `type` is null: why, and what the owner can do instead (see `unservedReason`). */
+  readonly unserved?: string
   /** For `array` columns: the element's field type. */
   readonly elementType?: FieldType
   /** Every field type a hand-written configuration may give the column (checkCollections); `type` among them. */
@@ -108,6 +110,16 @@ export function literalDefault(text: string, type: FieldType | null): unknown {
     default:
       return text
   }
+}
+
+/**
+ * Why a column of type `dbType` is left out, and what to do: `advice` where the reader knows the type's kind, else
+ * the two ways that always work.
+ */
+export function unservedReason(dbType: string, advice?: string): string {
+  return `type ${dbType} has no field type: ${
+    advice ?? 'leave it out (`false` in `overrides`), or serve a view that casts it to a type the router reads, with `viewKeys`'
+  }`
 }
 
 /** A single-quoted SQL string list (`'a', 'it''s'`) as its values. */

@@ -12,6 +12,7 @@ import {
   escapeRegExp,
   literalDefault,
   quotedValues,
+  unservedReason,
 } from './catalog'
 
 /** DATA_TYPE and the field type it reads as; `tinyint(1)` (knex's boolean) and enums are handled apart. */
@@ -38,6 +39,24 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   time: 'time',
   json: 'json',
   uuid: 'uuid',
+  // A four-digit year (1901 to 2155, and 0); mysql2 reads it as a number.
+  year: 'integer',
+}
+
+/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE. */
+const BINARY_ADVICE =
+  'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `to_base64(<column>)`, with `viewKeys`'
+const SPATIAL_ADVICE =
+  'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
+const UNSERVED: Readonly<Record<string, string>> = {
+  set: 'a SET is not served: leave it out (`false` in `overrides`), or serve a view that reads it as text, with `viewKeys`',
+  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, BINARY_ADVICE])),
+  ...Object.fromEntries(
+    ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
+      type,
+      SPATIAL_ADVICE,
+    ]),
+  ),
 }
 
 /** Column types that other field types also fit, for checkCollections: the router's own choices among them. */
@@ -56,6 +75,8 @@ interface ColumnRow {
   is_nullable: string
   data_type: string
   column_type: string
+  /** COLUMN_TYPE as declared: an enum's values keep their case (`column_type` is lower-cased for matching). */
+  declared_type: string
   max_length: number | string | null
   numeric_precision: number | string | null
   numeric_scale: number | string | null
@@ -65,6 +86,7 @@ interface ColumnRow {
 const COLUMNS_SQL = `
 select c.TABLE_NAME as \`table\`, c.COLUMN_NAME as \`column\`, c.COLUMN_DEFAULT as column_default,
   c.IS_NULLABLE as is_nullable, lower(c.DATA_TYPE) as data_type, lower(c.COLUMN_TYPE) as column_type,
+  c.COLUMN_TYPE as declared_type,
   c.CHARACTER_MAXIMUM_LENGTH as max_length, c.NUMERIC_PRECISION as numeric_precision,
   c.NUMERIC_SCALE as numeric_scale, c.EXTRA as extra
 from information_schema.COLUMNS c
@@ -143,13 +165,14 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
   const type = fieldType(row, table.checks)
   const enumValues =
     row.data_type === 'enum'
-      ? quotedValues(row.column_type.slice(5, -1))
+      ? quotedValues(row.declared_type.slice(5, -1))
       : table.checks.map((clause) => checkedValues(`(${clause})`, row.column)).find((values) => values !== undefined)
   const text = type === 'string' || type === 'text'
   return {
     name: row.column,
     dbType: row.column_type,
     type,
+    ...(type === null ? { unserved: unservedReason(row.column_type, UNSERVED[row.data_type]) } : {}),
     accepts: acceptedTypes(type, ALSO_ACCEPTS[row.column_type] ?? ALSO_ACCEPTS[row.data_type] ?? []),
     nullable: row.is_nullable === 'YES',
     ...parseDefault(row, type, mariadb),

@@ -8,7 +8,10 @@ import {
   type CatalogReader,
   type CatalogTable,
   type DeleteAction,
+  escapeRegExp,
   literalDefault,
+  quotedValues,
+  unservedReason,
 } from './catalog'
 
 /** Base type names (pg_type.typname) and the field type each reads as. */
@@ -30,6 +33,13 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   json: 'json',
   jsonb: 'json',
   uuid: 'uuid',
+}
+
+/** What to do about the types the router leaves out (see unservedReason), by pg_type.typname. */
+const UNSERVED: Readonly<Record<string, string>> = {
+  tsvector:
+    "PostgreSQL's parsed full-text form of other columns (lexemes and their positions), not data a client reads or writes; search the text columns it is made from",
+  bytea: "bytes are not served: leave it out (`false` in `overrides`), or serve a view with `encode(<column>, 'base64')`, with `viewKeys`",
 }
 
 /** pg_constraint.confdeltype, as https://www.postgresql.org/docs/current/catalog-pg-constraint.html lists it. */
@@ -101,6 +111,15 @@ join pg_class rc on rc.oid = con.confrelid
 where con.contype = 'f' and n.nspname = coalesce(?, current_schema()) and rc.relnamespace = n.oid
 order by c.relname, con.conname`
 
+// CHECK constraints, to find the value lists knex's `enu()` makes (`text check (kind in (...))`).
+const CHECKS_SQL = `
+select c.relname as "table", pg_get_constraintdef(con.oid) as clause
+from pg_constraint con
+join pg_class c on c.oid = con.conrelid
+join pg_namespace n on n.oid = c.relnamespace
+where con.contype = 'c' and n.nspname = coalesce(?, current_schema())
+order by c.relname, con.conname`
+
 interface IndexRow {
   table: string
   primary: boolean
@@ -117,6 +136,20 @@ interface ForeignKeyRow {
   delete_type: string
   columns: string[]
   referenced_columns: string[]
+}
+
+/**
+ * The values a CHECK allows `column` to take, when it is a value list: PostgreSQL keeps `column IN ('a', 'b')` as
+ * `column = ANY (ARRAY['a'::text, 'b'::text])`, and over a varchar as `(column)::text = ANY ((ARRAY['a'::character
+ * varying, ...])::text[])`. Undefined for any other check.
+ */
+export function anyArrayValues(clause: string, column: string): string[] | undefined {
+  // The name as pg_get_constraintdef prints it: quoted when it needs quotes, bare otherwise.
+  const name = String.raw`(?:"${escapeRegExp(column.replace(/"/g, '""'))}"|${escapeRegExp(column)}(?![\w$]))`
+  const subject = String.raw`(?:\(${name}\)::text|${name})`
+  const list = String.raw`((?:\s*'(?:[^']|'')*'(?:::[\w ]+)?\s*,?)+)`
+  const match = new RegExp(String.raw`(?<![\w$"])${subject}\s*=\s*ANY\s*\(\(?ARRAY\[${list}\]`).exec(clause)
+  return match ? quotedValues(match[1]!) : undefined
 }
 
 /** A default's text as pg_get_expr prints it: `'draft'::character varying`, `(-1)`, `nextval(...)`, `now()`. */
@@ -138,17 +171,23 @@ function modifiers(typname: string, typmod: number): Pick<CatalogColumn, 'maxLen
   return {}
 }
 
-function toColumn(row: ColumnRow, primaryKey: readonly string[], unique: ReadonlySet<string>): CatalogColumn {
-  const enumValues = row.typtype === 'e' && row.enum_values ? row.enum_values : undefined
+function toColumn(row: ColumnRow, primaryKey: readonly string[], unique: ReadonlySet<string>, checks: readonly string[]): CatalogColumn {
+  const enumType = row.typtype === 'e' && row.enum_values ? row.enum_values : undefined
   const elementType = row.elem_typname === null ? undefined : TYPES[row.elem_typname]
   const type: FieldType | null =
-    row.elem_typname !== null ? (elementType ? 'array' : null) : enumValues ? 'string' : (TYPES[row.typname] ?? null)
+    row.elem_typname !== null ? (elementType ? 'array' : null) : enumType ? 'string' : (TYPES[row.typname] ?? null)
+  const enumValues =
+    enumType ??
+    (type === 'string' || type === 'text'
+      ? checks.map((clause) => anyArrayValues(clause, row.column)).find((values) => values !== undefined)
+      : undefined)
   const sequence = row.default_expr?.startsWith('nextval(') === true
   const single = primaryKey.length === 1 && primaryKey[0] === row.column
   return {
     name: row.column,
     dbType: row.db_type,
     type,
+    ...(type === null ? { unserved: unservedReason(row.db_type, UNSERVED[row.typname]) } : {}),
     ...(elementType && type === 'array' ? { elementType } : {}),
     accepts: acceptedTypes(type),
     nullable: !row.notnull,
@@ -164,10 +203,11 @@ function toColumn(row: ColumnRow, primaryKey: readonly string[], unique: Readonl
 
 export const readPostgresCatalog: CatalogReader = async (knex: Knex, schema?: string) => {
   const binding = schema ?? null
-  const [columns, indexes, foreignKeys] = await Promise.all([
+  const [columns, indexes, foreignKeys, checks] = await Promise.all([
     knex.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL, [binding]),
     knex.raw<{ rows: IndexRow[] }>(INDEXES_SQL, [binding]),
     knex.raw<{ rows: ForeignKeyRow[] }>(FOREIGN_KEYS_SQL, [binding]),
+    knex.raw<{ rows: Array<{ table: string; clause: string }> }>(CHECKS_SQL, [binding]),
   ])
   const tables = new Map<string, ColumnRow[]>()
   for (const row of columns.rows) tables.set(row.table, [...(tables.get(row.table) ?? []), row])
@@ -182,7 +222,14 @@ export const readPostgresCatalog: CatalogReader = async (knex: Knex, schema?: st
     return {
       name,
       view: rows[0]!.relkind === 'v' || rows[0]!.relkind === 'm',
-      columns: rows.map((row) => toColumn(row, primaryKey, unique)),
+      columns: rows.map((row) =>
+        toColumn(
+          row,
+          primaryKey,
+          unique,
+          checks.rows.filter((check) => check.table === name).map((check) => check.clause),
+        ),
+      ),
       primaryKey,
       foreignKeys: foreignKeys.rows
         .filter((key) => key.table === name)

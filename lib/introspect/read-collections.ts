@@ -66,13 +66,29 @@ interface Reading {
   readonly removed: (table: string, field: string) => boolean
 }
 
+/**
+ * Why leaving `column` out makes every create on its table fail, or null: the database needs a value for it and has
+ * none of its own to give.
+ */
+function createsFailWithout(table: CatalogTable, column: CatalogColumn): string | null {
+  const needed = !column.nullable && column.default === undefined && column.defaultExpression === undefined
+  if (table.view || !needed || column.autoIncrement || column.generated) return null
+  return `NOT NULL without a default: every create on ${table.name} fails unless a trigger fills it; give the column a default in the database, or serve it through \`overrides\``
+}
+
 function readFields(table: CatalogTable, key: string, reading: Reading): Fields {
   const fields: Fields = {}
   for (const column of table.columns) {
-    if (reading.removed(table.name, column.name)) continue
+    const createsFail = createsFailWithout(table, column)
+    if (reading.removed(table.name, column.name)) {
+      // Left out on purpose, but the owner may not know the table then refuses every create.
+      if (createsFail) reading.skipped.push({ table: table.name, column: column.name, reason: `left out by overrides, but ${createsFail}` })
+      continue
+    }
     const { type } = column
     if (type === null || (type === 'array' && column.elementType === undefined)) {
-      reading.skipped.push({ table: table.name, column: column.name, reason: `type ${column.dbType} has no field type` })
+      const reason = column.unserved ?? `type ${column.dbType} has no field type`
+      reading.skipped.push({ table: table.name, column: column.name, reason: createsFail ? `${reason}; ${createsFail}` : reason })
       continue
     }
     // A view is never written, so its defaults mean nothing to the router.

@@ -13,6 +13,7 @@ import {
   deleteAction,
   escapeRegExp,
   literalDefault,
+  unservedReason,
 } from './catalog'
 
 /** Declared type names (without their arguments) and the field type each reads as. */
@@ -47,6 +48,14 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   JSON: 'json',
   JSONB: 'json',
   UUID: 'uuid',
+  // Ports of MySQL schemas keep its YEAR; NUMERIC affinity stores the year as an integer.
+  YEAR: 'integer',
+}
+
+/** What to do about a column the router leaves out (see unservedReason), by declared type name. */
+const UNSERVED: Readonly<Record<string, string>> = {
+  '': "declared without a type (a view's expression, or CREATE TABLE ... AS SELECT), so SQLite cannot say what it holds: give the field its type in `overrides` (`{ fields: { <column>: { type: 'integer' } } }`)",
+  BLOB: 'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `hex(<column>)`, with `viewKeys`',
 }
 
 /** Any type but an array (PostgreSQL only): a column without affinity holds whatever is written. */
@@ -156,6 +165,7 @@ async function readColumn(
     name: info.name,
     dbType: info.type,
     type,
+    ...(type === null ? { unserved: unservedReason(info.type === '' ? '(none)' : info.type, UNSERVED[declared.name]) } : {}),
     accepts: acceptedTypes(type, affinityAccepts(info.type)),
     // A primary key that is not INTEGER accepts NULL in SQLite (a legacy quirk); the router never writes one.
     nullable: info.notnull === 0 && !(single && info.pk > 0),

@@ -328,12 +328,14 @@ export class ItemsRepository {
     await this.checkReferences(trx, collection, payloads, visible)
     const keys: PrimaryKey[] = []
     const rows: ReturnedRow[] = []
-    const batchKeys = payloads.length > 1 ? await this.batchKeys(trx, returning) : null
+    // Such a table's rows are read back after the write (ServerTraits.readsBack): its INSERT has no RETURNING.
+    const readsBack = this.traits.of(this.knex).readsBack.has(collection.table)
+    const batchKeys = payloads.length > 1 && !readsBack ? await this.batchKeys(trx, returning) : null
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
       const inserted =
         run.length === 1 || batchKeys === null
-          ? [await this.insert(trx, collection, run[0]!, returning)]
+          ? [await this.insert(trx, collection, run[0]!, readsBack ? null : returning, readsBack)]
           : await this.insertMany(trx, collection, run, batchKeys, returning)
       for (const { key, row } of inserted) {
         keys.push(key)
@@ -401,6 +403,20 @@ export class ItemsRepository {
     answer: readonly FieldNode[] | null = null,
   ): Promise<ReturnedRow[] | null> {
     if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
+    const returns = this.dialect.returnsRows && !this.traits.of(this.knex).readsBack.has(collection.table)
+    return this.updateOne(db, collection, key, payload, scope, returns ? answer : null, answer)
+  }
+
+  /** `updateWithin`, answering from the UPDATE's RETURNING `returned` fields, or reading `answer` back. */
+  private updateOne(
+    db: Db,
+    collection: Collection,
+    key: PrimaryKey,
+    payload: Payload,
+    scope: FilterNode | null,
+    returned: readonly FieldNode[] | null,
+    answer: readonly FieldNode[] | null,
+  ): Promise<ReturnedRow[] | null> {
     const pk = collection.primaryKey
     const row = this.toRow(payload)
     // The key's own row only, as reads and key checks find it: the column's collation may take "A", "a " or "á"
@@ -413,10 +429,10 @@ export class ItemsRepository {
       return qb
     }
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
-    if (answer !== null && this.dialect.returnsRows) {
+    if (returned !== null) {
       const qb = where(db(collection.table), toStorage(pk, key, this.dialect))
         .update(row)
-        .returning(this.loader.returningColumns(collection, answer))
+        .returning(this.loader.returningColumns(collection, returned))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
     }
     // Without RETURNING, the statement's shape is compiled once: the fields it sets, the rule's scope; the key
@@ -437,7 +453,7 @@ export class ItemsRepository {
         bound,
       )
     if (answer === null) return update(db).then((changed) => (changed > 0 ? [] : null))
-    // MySQL's UPDATE has no RETURNING: the row is read by its key right after the UPDATE commits, as the answer's
+    // MySQL's UPDATE has no RETURNING (nor a table in ServerTraits.readsBack's): the row is read by its key right after the UPDATE commits, as the answer's
     // read-back would read it, but on the UPDATE's connection, which spares the read one of its own from the pool.
     const readBack = (on: Db): Promise<ReturnedRow[] | null> =>
       update(on).then((changed) => (changed > 0 ? this.loader.rowsByKeys(on, collection, [key], answer) : null))
@@ -449,7 +465,8 @@ export class ItemsRepository {
    * a row can answer (`readFromRow`); null where the database's INSERT returns no rows.
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null {
-    return this.traits.of(this.knex).insertReturnsRows ? this.loader.returningColumns(collection, fields) : null
+    const known = this.traits.of(this.knex)
+    return known.insertReturnsRows && !known.readsBack.has(collection.table) ? this.loader.returningColumns(collection, fields) : null
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
@@ -699,11 +716,29 @@ export class ItemsRepository {
     return { row, key }
   }
 
-  private async insert(trx: Db, collection: Collection, payload: Payload, returning: ReturningColumns | null): Promise<Inserted> {
+  /** `readsBack`: the table's INSERT takes no RETURNING (ServerTraits.readsBack), so a new key comes from elsewhere. */
+  private async insert(
+    trx: Db,
+    collection: Collection,
+    payload: Payload,
+    returning: ReturningColumns | null,
+    readsBack = false,
+  ): Promise<Inserted> {
     const pk = collection.primaryKey
     const { row, key } = this.insertRow(collection, payload)
     // Past knex's runner (see run-statement.ts).
     const insert = trx(collection.table).insert(row)
+    const { insertedKey } = this.dialect
+    if (readsBack && key == null && insertedKey !== null) {
+      // The sequence's value is the session's: the INSERT and the question about it share a connection.
+      const written = async (on: Db): Promise<unknown> => {
+        await runBuilder(on, on(collection.table).insert(row))
+        return insertedKey(on, collection.table, pk.column)
+      }
+      const created =
+        pinnedTo(trx) !== undefined || inKnexTransaction(trx) ? await written(trx) : await onOneConnection(trx as Knex, written)
+      return { key: fromStorage(pk, created, this.dialect) as PrimaryKey }
+    }
     if (returning !== null) {
       const [written] = await runBuilder<ReturnedRow[]>(trx, this.dialect.returningInsert(trx, insert, returning))
       return { key: key ?? (fromStorage(pk, written![pk.name], this.dialect) as PrimaryKey), row: written! }

@@ -12,8 +12,8 @@ import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
-/** A router's one question to a MySQL-protocol server, before its first request: which it is, whether it autocommits. */
-const isServerProbe = (statement: string): boolean => /select version\(\)/.test(statement)
+/** A router's one question to the server, before its first request (MySQL: which it is; the others: ServerTraits.readsBack). */
+const isServerProbe = (statement: string): boolean => /select version\(\)|from pg_rewrite|from sqlite_master/.test(statement)
 
 type Done = (error: Error | null, connection: unknown) => void
 
@@ -127,10 +127,14 @@ forEachDialect((ctx) => {
       expect(afterCommit.filter((statement) => /from [`"]articles[`"]/.test(statement))).toHaveLength(createReadBack.length)
     })
 
-    it('asks a MySQL-protocol server once per router what it supports, in its ready gate before the first request', async () => {
+    it('asks the server once per router what it supports, in its ready gate before the first request', async () => {
       const fresh = createApp(ctx.knex)
       const list = await ctx.countQueries(() => request(fresh).get('/api/items/articles'))
-      expect(list.sql.filter(isServerProbe)).toHaveLength(ctx.name === 'mysql' ? 1 : 0)
+      // MySQL: which server and session; PostgreSQL: which tables have rules (ServerTraits.readsBack); SQLite's
+      // question about triggers runs on the host's connection where the statement may not pass knex's query event.
+      const probes = list.sql.filter(isServerProbe)
+      if (ctx.name === 'sqlite') expect(probes.length).toBeLessThanOrEqual(1)
+      else expect(probes).toHaveLength(1)
       const creates = await ctx.countQueries(async () => {
         await request(fresh).post('/api/items/articles').send({ title: 'First' })
         await request(fresh)

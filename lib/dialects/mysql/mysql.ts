@@ -207,6 +207,7 @@ async function serverTraits(knex: Knex): Promise<ServerTraits> {
     insertReturnsRows: insertReturnsRows(version),
     foldedKeys: foldedKeys(version, Number(server?.concat_length)),
     autocommits: Number(server?.autocommit) === 1,
+    readsBack: new Set(),
   }
 }
 
@@ -261,6 +262,7 @@ export const mysql: Dialect = {
   exactSum: null,
   prepareConnection: null,
   checkSetup: null,
+  insertedKey: null,
   syncAutoIncrement: null,
   joinsManyToOne: true,
   // As text: mysql2 parses a JSON column itself, and would fail the whole statement on a list MariaDB cut short.

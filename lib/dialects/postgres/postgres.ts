@@ -125,11 +125,27 @@ const namedStatements: StatementReuse = {
   },
 }
 
+// Tables of the search path with an INSTEAD rule on INSERT or UPDATE (pg_rewrite.ev_type '3', '2'): PostgreSQL
+// refuses RETURNING on them unless the rule itself returns, which the old partitioning rules do not.
+const RULE_TABLES_SQL = `
+select distinct c.relname as "table" from pg_rewrite r
+join pg_class c on c.oid = r.ev_class
+join pg_namespace n on n.oid = c.relnamespace
+where r.is_instead and r.ev_type in ('2', '3') and n.nspname = any (current_schemas(false))`
+
 export const postgres: Dialect = {
   name: 'postgres',
   insertReturnsKeyWithReturning: true,
   returnsRows: true,
-  serverTraits: null,
+  serverTraits: async (knex) => {
+    const { rows } = await knex.raw<{ rows: Array<{ table: string }> }>(RULE_TABLES_SQL)
+    return {
+      insertReturnsRows: true,
+      foldedKeys: Number.POSITIVE_INFINITY,
+      autocommits: true,
+      readsBack: new Set(rows.map((row) => row.table)),
+    }
+  },
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   multiRowInsert: 10_000,
@@ -165,6 +181,14 @@ export const postgres: Dialect = {
   prepareConnection: null,
   checkSetup: null,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
+  // quote_ident: pg_get_serial_sequence parses its first argument as SQL, folding an unquoted name to lower case.
+  insertedKey: async (db, table, column) => {
+    const { rows } = await db.raw<{ rows: Array<{ key: unknown }> }>('select currval(pg_get_serial_sequence(quote_ident(?), ?)) as key', [
+      table,
+      column,
+    ])
+    return rows[0]?.key
+  },
   syncAutoIncrement: (db, table, column) =>
     db.raw(
       `select setval(seq, top) from (select pg_get_serial_sequence(?, ?) as seq, (select max(??) from ??) as top) as s

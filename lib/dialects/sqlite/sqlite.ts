@@ -183,6 +183,11 @@ export const sqlite: Dialect = {
     insertReturnsRows: true,
     foldedKeys: isSqliteReader(knex) ? Number.POSITIVE_INFINITY : 0,
     autocommits: true,
+    readsBack: new Set(
+      ((await knex.raw("select distinct tbl_name as name from sqlite_master where type = 'trigger'")) as Array<{ name: string }>).map(
+        (row) => row.name,
+      ),
+    ),
   }),
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
@@ -206,6 +211,7 @@ export const sqlite: Dialect = {
   exactSum: 'items_exact_sum',
   prepareConnection: prepareSqliteConnection,
   checkSetup: checkSqliteFunctions,
+  insertedKey: null,
   syncAutoIncrement: null,
   // In process, a second statement costs less than joining the page (see Dialect.joinsManyToOne).
   joinsManyToOne: false,
