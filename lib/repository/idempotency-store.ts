@@ -2,10 +2,10 @@
 // is answered from the record instead of writing again. A claim commits with the write it belongs to.
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { Db } from './item-loader'
-import { createTableOnce, onceUntilFailure } from './create-table-once'
+import type { Db } from '../execute/db'
+import { createTableOnce, onceUntilFailure } from '../execute/create-table-once'
 import type { PrimaryKey } from '../types'
-import { dialectOf } from './dialects'
+import { dialectOf } from '../dialects'
 
 export const DEFAULT_IDEMPOTENCY_TABLE = 'items_idempotency'
 

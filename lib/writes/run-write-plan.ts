@@ -4,7 +4,8 @@
 // if it were a request of its own: the caller's access rule, presets, validation, hooks.
 import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { ItemsError, ItemsErrorList, NotFoundError } from '../errors'
-import { keyId, type Db } from '../repository/item-loader'
+import type { Db } from '../execute/db'
+import { keyId } from '../repository/item-loader'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
 import type { Collection, Field, O2MRelation } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'

@@ -8,7 +8,7 @@ import { ConfigError, createItemsRouter, type CollectionDefinition, type ItemsEv
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 import { expectErrors, type expectError } from '../support/expect-error'
-import { dialectOf } from '../../lib/repository/dialects'
+import { dialectOf } from '../../lib/dialects'
 
 const T = {
   teams: 'nw_teams',
