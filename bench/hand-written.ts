@@ -171,5 +171,31 @@ export function handWritten(knex: Knex, dialect: DialectName): Router {
     res.json({ data: ids.map((id) => ({ id })) })
   })
 
+  // POST an author with 100 articles, each linked to 2 topics, ?fields=id,name: one transaction, one INSERT per
+  // table (the articles' keys learnt as the batch's above), as a developer would write it by hand.
+  router.post('/nested', async (req: Request, res: Response) => {
+    const body = req.body as { name: string; articles: { title: string; topics: { topic: number }[] }[] }
+    const insertIds = async (trx: Knex.Transaction, table: string, rows: Row[]): Promise<number[]> => {
+      if (dialect === 'mysql') {
+        const [first] = (await trx(table).insert(rows)) as number[]
+        return rows.map((_, i) => first! + i)
+      }
+      const created = (await trx(table).insert(rows).returning('id')) as { id: number }[]
+      return created.map((row) => row.id)
+    }
+    const id = await knex.transaction(async (trx) => {
+      const [author] = await insertIds(trx, 'authors', [{ name: body.name }])
+      const articles = await insertIds(
+        trx,
+        'articles',
+        body.articles.map((each) => ({ title: each.title, author })),
+      )
+      const links = body.articles.flatMap((each, i) => each.topics.map(({ topic }) => ({ article: articles[i], topic })))
+      await trx('article_topics').insert(links)
+      return author
+    })
+    res.json({ data: { id, name: body.name } })
+  })
+
   return router
 }

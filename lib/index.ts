@@ -30,6 +30,7 @@ export type {
   ManagedValue,
   O2MFieldDefinition,
   OnDeleteAction,
+  DetachAction,
   OpenApiDocument,
   OpenApiOptions,
   PrimaryKey,

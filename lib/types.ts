@@ -149,7 +149,19 @@ export interface O2MFieldDefinition {
   collection: string
   /** The many-to-one field in the related collection that references this collection. */
   foreignKey: string
+  /**
+   * What a nested write does to a child it detaches (a child left out of a `PATCH`'s array, or named in its
+   * `delete` list): `'nullify'` sets the child's foreign key to null, `'delete'` deletes the child. Either needs
+   * the caller's permission on the related collection (update of the foreign key, or delete). `'nullify'` on a
+   * foreign key that is not `nullable` is refused when the router is created.
+   *
+   * @default 'nullify' when the foreign key is nullable, else 'delete' (a junction row means nothing without its parent)
+   */
+  onDetach?: DetachAction
 }
+
+/** What a nested write does to a child it detaches (see `O2MFieldDefinition.onDetach`). */
+export type DetachAction = 'nullify' | 'delete'
 
 export type FieldDefinition = ScalarFieldDefinition | O2MFieldDefinition
 
@@ -170,7 +182,8 @@ export interface LimitOptions {
   maxLimit?: number
   /**
    * Most items one write may create, update or delete (an array body, a `keys` list, or the rows a `query`
-   * matches). A larger batch is a 400 and nothing is written.
+   * matches; with nested values, every nested row at every level, detached children included). A larger batch
+   * is a 400 and nothing is written.
    *
    * @default 1000
    */
@@ -493,7 +506,8 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    */
   maxQueryParameters?: number
   /**
-   * Most relations one `fields` path may cross (`comments.author.name` crosses two).
+   * Most relations one `fields` path may cross (`comments.author.name` crosses two), and one nested value of
+   * a write (`{ "players": [{ "skills": [...] }] }` crosses two).
    *
    * @default 10
    */

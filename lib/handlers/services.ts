@@ -11,7 +11,7 @@ import type { Collection, Schema } from '../schema/collection'
 import type { PayloadValidator } from '../schema/payload-validator'
 import type { ItemsContext, Logger } from '../types'
 import type { VersionsService } from '../versions/versions-service'
-import { ItemsWriter, type AnswerRead } from '../writes/items-writer'
+import { ItemsWriter, type AnswerRead, type NestedSetup } from '../writes/items-writer'
 import type { Lifecycle } from '../writes/lifecycle'
 import type { CallerAccess } from '../access/caller-access'
 
@@ -35,6 +35,22 @@ export interface Services {
   readonly idempotency: IdempotencyStore
 }
 
-/** The caller's writes to `collection`, with access rules, hooks and events. */
-export const writerFor = (services: Services, collection: Collection, access: CallerAccess, answer?: AnswerRead): ItemsWriter =>
-  new ItemsWriter(collection, services.repository, services.validators.get(collection)!, services.lifecycle, access, answer)
+/**
+ * The caller's writes to `collection`, with access rules, hooks and events. Nested values reach other
+ * collections through their own writers, made on first use and kept for the request.
+ */
+export function writerFor(services: Services, collection: Collection, access: CallerAccess, answer?: AnswerRead): ItemsWriter {
+  const writers = new Map<Collection, ItemsWriter>()
+  const nested: NestedSetup = {
+    maxDepth: services.parser.maxRelationalDepth,
+    writerOf: (other) => {
+      let writer = writers.get(other)
+      if (writer === undefined) {
+        writer = new ItemsWriter(other, services.repository, services.validators.get(other)!, services.lifecycle, access, null, nested)
+        writers.set(other, writer)
+      }
+      return writer
+    },
+  }
+  return new ItemsWriter(collection, services.repository, services.validators.get(collection)!, services.lifecycle, access, answer, nested)
+}

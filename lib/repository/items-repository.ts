@@ -5,11 +5,11 @@ import type { Knex } from 'knex'
 import { ForbiddenError, InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import type { FieldNode, Query, Search, Selection } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
-import type { Collection, Field } from '../schema/collection'
+import type { Collection, Field, O2MRelation } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
-import { mapDbError } from '../execute/map-db-error'
+import { faultOf, mapDbError } from '../execute/map-db-error'
 import { bareTransaction, onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from '../execute/retry-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
@@ -91,6 +91,20 @@ const onRowOnly = (node: FilterNode): boolean =>
 
 /** The rows of a collection a caller may see (SchemaView.scope); null: every row. */
 export type ScopeOf = (collection: Collection) => FilterNode | null
+
+/**
+ * The keys of each collection a write already knows to exist (as key ids): a nested write's own new and checked
+ * items, which its many-to-one values need not look up again.
+ */
+export type KnownKeys = (collection: Collection) => ReadonlySet<string> | undefined
+
+const noneKnown: KnownKeys = () => undefined
+
+/** A child of a one-to-many, with its parent's key. */
+export interface Child {
+  readonly key: PrimaryKey
+  readonly parent: PrimaryKey
+}
 const everyRow: ScopeOf = () => null
 
 /** The selection of an export's chunk of at most `limit` items after `after` (null: the export's first chunk). */
@@ -324,8 +338,9 @@ export class ItemsRepository {
     payloads: readonly Payload[],
     visible: ScopeOf = everyRow,
     returning: ReturningColumns | null = null,
+    known: KnownKeys = noneKnown,
   ): Promise<Created> {
-    await this.checkReferences(trx, collection, payloads, visible)
+    await this.checkReferences(trx, collection, payloads, visible, known)
     const keys: PrimaryKey[] = []
     const rows: ReturnedRow[] = []
     // Such a table's rows are read back after the write (ServerTraits.readsBack): its INSERT has no RETURNING.
@@ -350,12 +365,19 @@ export class ItemsRepository {
   }
 
   /** Applies each set's payload to its keys (checked beforehand with `checkKeys`). */
-  async update(trx: Db, collection: Collection, sets: readonly UpdateSet[], visible: ScopeOf = everyRow): Promise<void> {
+  async update(
+    trx: Db,
+    collection: Collection,
+    sets: readonly UpdateSet[],
+    visible: ScopeOf = everyRow,
+    known: KnownKeys = noneKnown,
+  ): Promise<void> {
     await this.checkReferences(
       trx,
       collection,
       sets.map((set) => set.payload),
       visible,
+      known,
     )
     for (const set of sets) await this.updateKeys(trx, collection, set)
   }
@@ -579,6 +601,46 @@ export class ItemsRepository {
     return items.map((item) => item.key as PrimaryKey)
   }
 
+  /**
+   * The children of `parents` through `relation`, each with its parent's key: the rows a nested write may
+   * detach. More than `max` is a 400 (nested rows count toward `maxBatchSize`). One statement per chunk of parents.
+   */
+  async childrenOf(trx: Db, relation: O2MRelation, parents: readonly PrimaryKey[], max: number): Promise<Child[]> {
+    const pk = relation.related.primaryKey
+    const fk = relation.foreignKey
+    const children: Child[] = []
+    for (const part of chunk(parents, this.dialect.maxParameters)) {
+      const rows = (await trx(relation.related.table)
+        .select(pk.column, fk.column)
+        .whereIn(
+          fk.column,
+          part.map((key) => toStorage(fk, key, this.dialect)),
+        )
+        .limit(max + 1 - children.length)) as Record<string, unknown>[]
+      for (const row of rows) {
+        const key = fromStorage(pk, row[pk.column], this.dialect) as PrimaryKey
+        children.push({ key, parent: fromStorage(fk, row[fk.column], this.dialect) as PrimaryKey })
+      }
+      if (children.length > max) {
+        throw new InvalidPayloadError(
+          `The write would detach more than ${max} items of "${relation.related.name}", the most one request may change`,
+        )
+      }
+    }
+    return children
+  }
+
+  /**
+   * The API's error for a driver error that the written values caused in `collection` (a unique, foreign key or
+   * NOT NULL refusal), else null. Faults (a lost connection, a deadlock) are not refusals: the transaction
+   * retries or maps them.
+   */
+  refusalOf(error: unknown, collection: Collection): ItemsError | null {
+    if (faultOf(error, this.dialect) !== null) return null
+    const mapped = mapDbError(error, collection, this.dialect)
+    return mapped instanceof ItemsError && mapped !== error ? mapped : null
+  }
+
   /** Locks the items with these keys until `trx` ends (see `Dialect.lockRows`). */
   async lockKeys(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
@@ -776,7 +838,13 @@ export class ItemsRepository {
    * A self-reference may name an item that the same batch creates with an explicit key. An item outside
    * `visible` counts as missing, so a write cannot probe for rows the writer may not read.
    */
-  private async checkReferences(trx: Db, collection: Collection, payloads: readonly Payload[], visible: ScopeOf): Promise<void> {
+  private async checkReferences(
+    trx: Db,
+    collection: Collection,
+    payloads: readonly Payload[],
+    visible: ScopeOf,
+    known: KnownKeys,
+  ): Promise<void> {
     const batchKeys = new Set(
       payloads
         .map((payload) => payload.get(collection.primaryKey))
@@ -788,7 +856,8 @@ export class ItemsRepository {
       if (related === undefined) continue
       const values = [...new Set(payloads.map((payload) => payload.get(field)).filter((value) => value != null))] as PrimaryKey[]
       const selfReferenced = (value: PrimaryKey): boolean => related === collection && batchKeys.has(keyId(value))
-      const toCheck = values.filter((value) => !selfReferenced(value))
+      const checked = known(related)
+      const toCheck = values.filter((value) => !selfReferenced(value) && checked?.has(keyId(value)) !== true)
       if (toCheck.length === 0) continue
       const found = await this.existingKeys(trx, related, toCheck, visible(related))
       const missing = toCheck.find((value) => !found.has(keyId(value)))

@@ -2,7 +2,7 @@
 // field first, then relations resolved to objects. Definite mistakes throw ConfigError.
 import { ConfigError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import type { CollectionDefinition, FieldDefinition, LimitOptions, O2MFieldDefinition, ScalarFieldDefinition } from '../types'
+import type { CollectionDefinition, DetachAction, FieldDefinition, LimitOptions, O2MFieldDefinition, ScalarFieldDefinition } from '../types'
 import type { Collection, Field, Limits, Member, O2MRelation, Schema } from './collection'
 import { ARRAY_ELEMENT_TYPES, FIELD_TYPES, MAX_DECIMAL_PRECISION } from './field-types'
 
@@ -51,7 +51,7 @@ const MANAGED: Readonly<Record<string, (definition: ScalarFieldDefinition) => bo
   now: (definition) => FIELD_TYPES[definition.type].family === 'temporal',
   user: (definition) => ['string', 'integer', 'bigInteger', 'uuid'].includes(definition.type),
 }
-const O2M_KEYS: KnownKeys<O2MFieldDefinition> = { type: true, collection: true, foreignKey: true }
+const O2M_KEYS: KnownKeys<O2MFieldDefinition> = { type: true, collection: true, foreignKey: true, onDetach: true }
 
 /** Throws for any key of `given` that `known` does not list: a misspelt option must not be ignored. */
 export function checkKnownOptions(given: object, known: object, where: string): void {
@@ -89,7 +89,7 @@ export function resolveLimits(options: LimitOptions, fallback: Limits, where: st
 /** What the first pass leaves for the second: relation targets still named, not resolved. */
 interface Pending {
   readonly references: Map<Draft<Field>, string>
-  readonly o2m: Map<Draft<O2MRelation>, { readonly related: string; readonly foreignKey: string }>
+  readonly o2m: Map<Draft<O2MRelation>, { readonly related: string; readonly foreignKey: string; readonly onDetach: unknown }>
 }
 
 const fieldWhere = (collection: string, name: string): string => `collections.${collection}.fields.${name}`
@@ -217,7 +217,7 @@ function buildMember(collection: Collection, name: string, definition: FieldDefi
     checkKnownOptions(definition, O2M_KEYS, where)
     // `related` and `foreignKey` are set by the second pass.
     const relation = { kind: 'o2m', name, collection } as Draft<O2MRelation>
-    pending.o2m.set(relation, { related: definition.collection, foreignKey: definition.foreignKey })
+    pending.o2m.set(relation, { related: definition.collection, foreignKey: definition.foreignKey, onDetach: definition.onDetach })
     return relation
   }
   if (!Object.hasOwn(FIELD_TYPES, definition.type)) {
@@ -270,6 +270,21 @@ function buildCollection(name: string, definition: CollectionDefinition, default
   return collection
 }
 
+/** The configured detach action, checked against the foreign key; by default the one its nullability allows. */
+function detachAction(where: string, foreignKey: Field, configured: unknown): DetachAction {
+  if (configured === undefined) return foreignKey.nullable ? 'nullify' : 'delete'
+  if (configured !== 'nullify' && configured !== 'delete') {
+    throw new ConfigError('CONFIG_BAD_O2M', `${where}.onDetach must be 'nullify' or 'delete'`)
+  }
+  if (configured === 'nullify' && !foreignKey.nullable) {
+    throw new ConfigError(
+      'CONFIG_BAD_O2M',
+      `${where}.onDetach is 'nullify' but ${foreignKey.collection.name}.${foreignKey.name} is not nullable: use 'delete'`,
+    )
+  }
+  return configured
+}
+
 function resolveReferences(collections: ReadonlyMap<string, Collection>, pending: Pending): void {
   for (const [field, name] of pending.references) {
     const where = fieldWhere(field.collection.name, field.name)
@@ -297,6 +312,7 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
     }
     relation.related = related
     relation.foreignKey = foreignKey
+    relation.onDetach = detachAction(where, foreignKey, names.onDetach)
   }
 }
 

@@ -1,6 +1,6 @@
 // The normalized schema model: built once from the options as one resolved graph (relations are objects, not
 // names); the only source of identifiers for SQL.
-import type { FieldType, ManagedValue, OnDeleteAction, TemporalStorage } from '../types'
+import type { DetachAction, FieldType, ManagedValue, OnDeleteAction, TemporalStorage } from '../types'
 import type { FieldTypeSpec } from './field-types'
 
 /** A column-backed field. Query nodes hold these objects, never names taken from a request. */
@@ -50,6 +50,8 @@ export interface O2MRelation {
   readonly related: Collection
   /** The many-to-one field of `related` that points back at `collection`. */
   readonly foreignKey: Field
+  /** What a nested write does to a child it detaches (resolved: never nulls a NOT NULL foreign key). */
+  readonly onDetach: DetachAction
 }
 
 export type Member = Field | O2MRelation

@@ -19,6 +19,15 @@ import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
 import { isPromiseLike } from '../is-promise-like'
 import { extended } from '../extended'
+import { hasNestedValue, planItem, type Planning } from './plan-write'
+import { PlanRun, type RunEvent, type RunSetup } from './run-write-plan'
+import { forKey, plannedCollections, plannedRows, type ItemWrite } from './write-plan'
+
+/** What nested writes need beyond the writer's own collection: the writers of the others, and the depth bound. */
+export interface NestedSetup extends Planning {
+  /** The caller's writer of another collection (its payload checks serve the nested items written there). */
+  readonly writerOf: (collection: Collection) => ItemsWriter
+}
 
 /** Changes for some items: `data` as sent, for `keys`. */
 export interface Change {
@@ -146,6 +155,8 @@ export class ItemsWriter {
     private readonly access: CallerAccess,
     /** The answer's read; with it, a create or a one-statement update may answer its own rows (see `returnedRows`). */
     private readonly answer: AnswerRead | null = null,
+    /** Without it, a payload with a nested relational value is refused as one naming unknown fields. */
+    private readonly nested: NestedSetup | null = null,
   ) {}
 
   /** The rows the last write returned for these keys, once; null: read the items back. */
@@ -162,6 +173,7 @@ export class ItemsWriter {
     if (inputs.length > collection.limits.maxBatchSize) {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
+    if (this.nestedIn(inputs)) return this.createNested(inputs, batch, options)
     const decided = this.access.write(collection, 'create')
     const write = this.prepareCreate(isPromiseLike(decided) ? await decided : decided, inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
@@ -189,6 +201,15 @@ export class ItemsWriter {
   /** Applies each change to its keys; a key the caller cannot see is a 404, one it may not change a 403. */
   async update(changes: readonly Change[], options: WriteOptions = {}): Promise<PrimaryKey[]> {
     // Awaited only when pending, here and below: see is-promise-like.ts.
+    if (this.nestedIn(changes.map((change) => change.data))) {
+      return this.updateNested(changes, options, async (trx) => {
+        const rule = await this.access.write(this.collection, 'update')
+        const keys = changes.flatMap((change) => change.keys)
+        await this.repository.lockKeys(trx, this.collection, keys)
+        await this.repository.checkKeys(trx, this.collection, keys, this.access.visibleFor(this.collection, rule), rule.scope)
+        return changes.map((change) => change.keys)
+      })
+    }
     const decided = this.access.write(this.collection, 'update')
     const rule = isPromiseLike(decided) ? await decided : decided
     const write = this.prepareUpdate(rule, changes)
@@ -221,6 +242,13 @@ export class ItemsWriter {
   /** Applies `data` to the items the selection matches among those the caller may read and update. */
   async updateWhere(selection: Selection, data: unknown, options: WriteOptions = {}): Promise<PrimaryKey[]> {
     const rule = await this.access.write(this.collection, 'update')
+    if (this.nestedIn([data])) {
+      return this.updateNested([{ keys: [], data }], options, async (trx) => {
+        const keys = await this.findKeys(trx, selection, rule)
+        await this.repository.lockKeys(trx, this.collection, keys)
+        return [keys]
+      })
+    }
     return this.runUpdate(this.prepareUpdate(rule, [{ keys: [], data }]), options, async (trx) => {
       const keys = await this.findKeys(trx, selection, rule)
       await this.repository.lockKeys(trx, this.collection, keys)
@@ -238,6 +266,7 @@ export class ItemsWriter {
    */
   async saveSingleton(input: unknown, options: WriteOptions = {}): Promise<PrimaryKey> {
     const { collection, repository, access } = this
+    if (this.nestedIn([input])) return this.saveSingletonNested(input as Record<string, unknown>, options)
     const written = await repository.transaction(
       collection,
       async (trx): Promise<Written> => {
@@ -285,6 +314,153 @@ export class ItemsWriter {
       }
       return keys
     })
+  }
+
+  /** Whether a payload carries a nested relational value this writer takes (see plan-write.ts). */
+  private nestedIn(datas: readonly unknown[]): boolean {
+    return this.nested !== null && datas.some((data) => hasNestedValue(this.collection, data))
+  }
+
+  /** The plan of each item of a request with nested values; every item must then be an object. */
+  private plan(datas: readonly unknown[], itemOf: (index: number) => number | undefined): ItemWrite[] {
+    return collectErrors(datas, (data, index) => {
+      const item = itemOf(index)
+      if (!isPlainObject(data))
+        throw new InvalidPayloadError(item === undefined ? 'The body must be a JSON object' : `Item ${item} must be a JSON object`)
+      return planItem(this.collection, data, null, this.nested!, item)
+    })
+  }
+
+  /** Nested rows count toward `maxBatchSize`, each of them, at every level. */
+  private checkRows(rows: number): void {
+    const most = this.collection.limits.maxBatchSize
+    if (rows > most)
+      throw new InvalidPayloadError(`The write names ${rows} items, nested ones included; at most ${most} can be written in one request`)
+  }
+
+  private runSetup(): RunSetup {
+    const { repository, lifecycle, access, collection } = this
+    return {
+      repository,
+      lifecycle,
+      access,
+      checksOf: (other) => (other === collection ? this : this.nested!.writerOf(other)),
+      maxRows: collection.limits.maxBatchSize,
+    }
+  }
+
+  /** A transaction of nested writes is a bare one unless a collection it writes has a before hook (see transactionOptions). */
+  private nestedTransaction(writes: readonly ItemWrite[]): { bare: boolean } {
+    const hooked = [...plannedCollections(writes)].some((collection) =>
+      (['beforeCreate', 'beforeUpdate', 'beforeDelete'] as const).some((hook) => this.lifecycle.has(collection, hook)),
+    )
+    return { bare: !hooked }
+  }
+
+  /** Creates items with nested values: the plan checked before the transaction, run in it, after hooks after commit. */
+  private async createNested(inputs: readonly unknown[], batch: boolean, options: WriteOptions): Promise<PrimaryKey[]> {
+    const { collection } = this
+    const writes = this.plan(inputs, (index) => (batch ? index : undefined))
+    this.checkRows(plannedRows(writes))
+    const setup = this.runSetup()
+    await PlanRun.precheck(setup, writes, 'create')
+    const { keys, events } = await this.repository.transaction(
+      collection,
+      async (trx) => {
+        await options.guard?.(trx, [])
+        const run = new PlanRun(setup, trx)
+        const keys = await run.create(collection, writes)
+        await options.written?.(trx, keys)
+        return { keys, events: run.events }
+      },
+      this.nestedTransaction(writes),
+    )
+    await this.afterEach(events)
+    return keys
+  }
+
+  /**
+   * Updates items with nested values, `data` applied to each key on its own (a many-to-one object creates one
+   * item per key, as a one-to-many array does): `resolveKeys` answers, checks and locks each change's keys.
+   */
+  private async updateNested(
+    changes: readonly Change[],
+    options: WriteOptions,
+    resolveKeys: (trx: Db) => Promise<(readonly PrimaryKey[])[]>,
+  ): Promise<PrimaryKey[]> {
+    const { collection } = this
+    const plans = this.plan(
+      changes.map((change) => change.data),
+      (index) => changes[index]!.item,
+    )
+    this.checkRows(plans.reduce((rows, plan, index) => rows + plannedRows([plan]) * Math.max(1, changes[index]!.keys.length), 0))
+    const setup = this.runSetup()
+    await PlanRun.precheck(setup, plans, 'update')
+    const { keys, events } = await this.repository.transaction(
+      collection,
+      async (trx) => {
+        const resolved = await resolveKeys(trx)
+        const keys = resolved.flat()
+        await options.guard?.(trx, keys)
+        const writes = plans.flatMap((plan, index) => resolved[index]!.map((key) => forKey(plan, key)))
+        this.checkRows(plannedRows(writes))
+        const run = new PlanRun(setup, trx)
+        await run.update(collection, writes, true)
+        await options.written?.(trx, keys)
+        return { keys, events: run.events }
+      },
+      this.nestedTransaction(plans),
+    )
+    await this.afterEach(events)
+    return keys
+  }
+
+  /** `saveSingleton` for a payload with nested values: the row created or updated, under the same lock. */
+  private async saveSingletonNested(input: Record<string, unknown>, options: WriteOptions): Promise<PrimaryKey> {
+    const { collection, repository, access } = this
+    const [plan] = this.plan([input], () => undefined)
+    this.checkRows(plannedRows([plan!]))
+    const setup = this.runSetup()
+    const { keys, events } = await repository.transaction(
+      collection,
+      async (trx) => {
+        const existing = await repository.firstKey(collection, null, trx)
+        const run = new PlanRun(setup, trx)
+        if (existing === null) {
+          await PlanRun.precheck(setup, [plan!], 'create')
+          await options.guard?.(trx, [])
+          const keys = await run.create(collection, [plan!], singletonKey(collection))
+          await options.written?.(trx, keys)
+          return { keys, events: run.events }
+        }
+        await PlanRun.precheck(setup, [plan!], 'update')
+        const rule = await access.write(collection, 'update')
+        await repository.lockKeys(trx, collection, [existing])
+        await repository.checkKeys(trx, collection, [existing], access.visibleFor(collection, rule), rule.scope).catch((error: unknown) => {
+          throw error instanceof NotFoundError ? new ForbiddenError() : error
+        })
+        await options.guard?.(trx, [existing])
+        await run.update(collection, [forKey(plan!, existing)], true)
+        await options.written?.(trx, [existing])
+        return { keys: [existing], events: run.events }
+      },
+      { lock: `singleton:${collection.table}`, retryDuplicateKey: true },
+    )
+    await this.afterEach(events)
+    return keys[0]!
+  }
+
+  /** After commit, each batch's after hook and events, in the order the batches were written. */
+  private async afterEach(events: readonly RunEvent[]): Promise<void> {
+    for (const { collection, action, keys, payloads } of events) {
+      await this.lifecycle.after(collection, action, () => ({
+        action,
+        collection: collection.name,
+        keys,
+        payloads: payloads.map(toItem),
+        context: this.access.context,
+      }))
+    }
   }
 
   /**
@@ -469,12 +645,7 @@ export class ItemsWriter {
    * Payloads must be objects, and fields the rule does not let the caller write are refused like fields that
    * do not exist. Checked on the payload as sent: presets and before hooks may still set such fields.
    */
-  private assertWritable(
-    rule: WriteRule,
-    action: WriteAction,
-    datas: readonly unknown[],
-    itemOf: (index: number) => number | undefined,
-  ): void {
+  assertWritable(rule: WriteRule, action: WriteAction, datas: readonly unknown[], itemOf: (index: number) => number | undefined): void {
     const allowed = rule.fields ?? { has: () => true }
     // An update's payload may name the item's own key, which says nothing new: never refused.
     const key = action === 'update' ? this.collection.primaryKey.name : null
@@ -499,7 +670,7 @@ export class ItemsWriter {
    * and the rule's `validation`. The client's own fields were checked by `assertWritable`; what is added here
    * (and what a before hook added) is the server's, which may set readonly fields.
    */
-  private validate(rule: WriteRule, action: PayloadAction, data: unknown, item: number | undefined): Payload {
+  validate(rule: WriteRule, action: PayloadAction, data: unknown, item: number | undefined): Payload {
     const input = isPlainObject(data) ? over(data, rule.presets, this.managedValues(action)) : data
     const payload = this.validator.validate(action, input, item, 'server')
     if (rule.validation === null) return payload

@@ -366,6 +366,69 @@ forEachDialect((ctx) => {
         ])
       })
 
+      it('nested createItem, updateItem, updateItems and updateItemsBatch', async () => {
+        const created = await client.request(
+          createItem(
+            'articles',
+            {
+              title: 'Nested',
+              author: { name: 'New author' },
+              comments: [{ body: 'First!' }],
+              topics: [{ topic: { name: 'Brand new' } }, { topic: 1 }],
+            },
+            { fields: ['id', 'title', 'author.name', 'comments.body', 'topics.topic.name'] },
+          ),
+        )
+        expect(created).toEqual({
+          id: expect.any(Number),
+          title: 'Nested',
+          author: { name: 'New author' },
+          comments: [{ body: 'First!' }],
+          topics: [{ topic: { name: 'Brand new' } }, { topic: { name: seed.topics[0]!.name } }],
+        })
+        const id = (created as { id: number }).id
+        const [first, ...others] = commentsOf(1)
+        const updated = await client.request(
+          updateItem(
+            'articles',
+            1,
+            { comments: { create: [{ body: 'Added' }], update: [{ id: first!.id, body: 'Edited' }], delete: others.map((row) => row.id) } },
+            { fields: ['comments.body'] },
+          ),
+        )
+        // Comments cannot live without their article (article is NOT NULL): the detached ones are deleted.
+        expect(updated).toEqual({ comments: [{ body: 'Edited' }, { body: 'Added' }] })
+        expect(
+          await ctx.knex('comments').whereIn(
+            'id',
+            others.map((row) => row.id),
+          ),
+        ).toEqual([])
+        const byKeys = await client.request(updateItems('articles', [2, 3], { topics: [{ topic: 2 }] }, { fields: ['id', 'topics.topic'] }))
+        expect(byKeys).toEqual([
+          { id: 2, topics: [{ topic: 2 }] },
+          { id: 3, topics: [{ topic: 2 }] },
+        ])
+        const batch = await client.request(
+          updateItemsBatch(
+            'articles',
+            [
+              { id, author: { id: 1, name: 'Renamed by a nested write' } },
+              { id: 4, comments: [] },
+            ],
+            { fields: ['id', 'author', 'comments'] },
+          ),
+        )
+        expect(batch).toEqual([
+          { id, author: 1, comments: [expect.any(Number)] },
+          { id: 4, author: article(4).author, comments: [] },
+        ])
+        expect(await ctx.knex('authors').where('id', 1).first('name')).toEqual({ name: 'Renamed by a nested write' })
+        const refused = await rejection(client.request(createItem('articles', { title: 'Bad', comments: [{ body: 'ok' }, { nosuch: 1 }] })))
+        expect(refused.response.status).toBe(400)
+        expect(refused.errors[0]!.extensions).toMatchObject({ code: 'FAILED_VALIDATION', field: 'nosuch', path: ['comments', 1] })
+      })
+
       it('deleteItem, deleteItems by keys and by query', async () => {
         await client.request(deleteItem('comments', 1))
         await client.request(deleteItems('comments', [2, 3]))
