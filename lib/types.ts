@@ -212,7 +212,7 @@ export interface CollectionDefinition<
   schema?: Record<string, unknown>
   /**
    * Who may read, create, update and delete which items and fields. Without it the collection follows the
-   * router's `defaultAccess` (open unless set).
+   * router's `defaultAccess`, and without that it is read-only.
    */
   access?: Access
   /** Code run around reads and writes of the collection (see `Hooks`). */
@@ -604,9 +604,10 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
   context?: (req: Request) => ItemsContext | Promise<ItemsContext>
   /**
    * The access of collections without their own `access`: `true` (open; the host protects the mount path),
-   * `false` (every action denied) or an `Access` object.
+   * `false` (every action denied) or an `Access` object. Unset, such collections are read-only: anyone who
+   * reaches the mount path may read them, and every create, update and delete is a 403 `FORBIDDEN`.
    *
-   * @default true
+   * @default { read: true, create: false, update: false, delete: false }
    */
   defaultAccess?: boolean | Access
   /**

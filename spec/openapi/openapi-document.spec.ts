@@ -97,7 +97,7 @@ describe('the openapi option', () => {
   afterAll(() => knex.destroy())
   const app = (openapi: ItemsRouterOptions['openapi']) => {
     const host = express()
-    host.use('/api', createItemsRouter({ knex, collections, openapi }))
+    host.use('/api', createItemsRouter({ knex, defaultAccess: true, collections, openapi }))
     return host
   }
 
