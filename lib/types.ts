@@ -385,7 +385,9 @@ export interface ItemsRouter<C extends Collections = Collections> extends Router
   /**
    * The OpenAPI 3.1 document of every endpoint this router serves, built from the same collection model and
    * payload schemas the router validates with. Hidden fields never appear in it. Its paths are relative to
-   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is.
+   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is. `/versions` is left out once
+   * the router has found that the versions table does not exist (it looks on the first request that needs it,
+   * the served document's included); before that, it is listed.
    */
   openapi(options?: { serverUrl?: string }): OpenApiDocument
 }
