@@ -172,7 +172,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
   const version = (handler: VersionsHandler) => versionsRoute(services, handler)
-  const json = jsonBodyParser(config)
+  const json = jsonBodyParser(config, config.logger)
 
   // Built on first use, once for each state of the versions table: a router never asked for its document pays
   // nothing for it. Until the table has been looked up, the document lists /versions.

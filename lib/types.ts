@@ -439,7 +439,8 @@ export interface Logger {
 /** `C`: the collections, inferred from `collections` so that `events` knows each collection's item type. */
 export interface ItemsRouterOptions<C extends Collections = Collections> extends LimitOptions {
   /**
-   * The host's knex instance (better-sqlite3, pg or mysql2 client). The router never opens or closes connections.
+   * The host's knex instance (better-sqlite3, pg or mysql2 client), never a transaction (`ConfigError`
+   * `CONFIG_KNEX_TRANSACTION`): the router runs its own. The router never opens or closes connections.
    * On SQLite, its `pool.afterCreate` must call `prepareSqliteConnection`.
    */
   knex: Knex
