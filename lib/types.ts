@@ -239,9 +239,9 @@ export interface TypedCollectionDefinition<F extends Readonly<Record<string, Fie
  */
 export interface ItemsContext {
   /** Typed by declaring `ItemsTypes['user']` (see `ItemsTypes`); `unknown` otherwise. */
-  user?: ItemsUser
+  user?: ItemsUser | undefined
   /** Typed by declaring `ItemsTypes['role']`; `unknown` otherwise. */
-  role?: ItemsRole
+  role?: ItemsRole | undefined
   [key: string]: unknown
 }
 
