@@ -12,8 +12,8 @@ const UNIT_SPECS = [
   '/spec/docs/(doc-blocks|fragments)\\.spec\\.ts$',
   '/spec/query/.+\\.spec\\.ts$',
   '/spec/schema/.+\\.spec\\.ts$',
-  '/spec/repository/compile-filter\\.spec\\.ts$',
-  '/spec/repository/consecutive-key-step\\.spec\\.ts$',
+  '/spec/introspect/read-collections\\.spec\\.ts$',
+  '/spec/sql/compile-filter\\.spec\\.ts$',
   '/spec/access/check-validation\\.spec\\.ts$',
 ]
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import knexFactory, { type Knex } from 'knex'
-import type { DialectName } from '../lib/repository/dialects'
+import type { DialectName } from '../lib/dialects'
 import { ensureDatabase, knexConfig, workerDatabase } from '../spec/support/databases'
 
 // A run name of its own, so a benchmark never meets the tables of a jest run on the same servers.

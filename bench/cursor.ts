@@ -3,7 +3,7 @@
 // `npm run build`: `npm run bench:cursor` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS resizes).
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
-import type { DialectName } from '../lib/repository/dialects'
+import type { DialectName } from '../lib/dialects'
 import { probe, selectedDialects } from '../spec/support/databases'
 import { openTable, ROWS, serve, TABLE, type Served } from './big-table'
 

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
-import type { DialectName } from '../lib/repository/dialects'
+import type { DialectName } from '../lib/dialects'
 import { probe, selectedDialects } from '../spec/support/databases'
 import { benchDatabase, openTable, ROWS, serve, SQLITE_FILE, TABLE } from './big-table'
 

@@ -3,7 +3,7 @@
 // its table, its columns and its driver's value types, so it does none of the router's generic work.
 import express, { type Request, type Response, type Router } from 'express'
 import type { Knex } from 'knex'
-import type { DialectName } from '../lib/repository/dialects'
+import type { DialectName } from '../lib/dialects'
 
 type Row = Record<string, unknown>
 

@@ -13,7 +13,7 @@ import knexFactory, { type Knex } from 'knex'
 import { collections } from '../fixtures/schema'
 import { createTables, dropTables } from '../fixtures/tables'
 import { createItemsRouter, sqliteReader } from '../lib'
-import { DIALECT_NAMES, type DialectName } from '../lib/repository/dialects'
+import { DIALECT_NAMES, type DialectName } from '../lib/dialects'
 import { ensureDatabase, knexConfig, probe, selectedDialects } from '../spec/support/databases'
 
 // A run name of its own, so the benchmark never drops the tables of a jest run on the same servers.

@@ -8,7 +8,7 @@ import type { Request } from 'express'
 import type { ItemsContext, ItemsRouterOptions, Logger, OpenApiOptions } from './types'
 import { DEFAULT_VERSIONS_TABLE } from './versions/versions-table'
 import { DEFAULT_IDEMPOTENCY_TABLE } from './repository/idempotency-store'
-import { DEFAULT_TRANSACTION_ATTEMPTS } from './repository/retry-transaction'
+import { DEFAULT_TRANSACTION_ATTEMPTS } from './execute/retry-transaction'
 
 /** A day: long enough for any client's retries, short enough to keep the table small. */
 const DEFAULT_IDEMPOTENCY_TTL = 86_400

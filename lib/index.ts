@@ -63,15 +63,15 @@ export type {
 } from './item-types'
 
 /** Reads collections from the database's catalog, and checks hand-written ones against it. */
-export { describeDatabase, readCollections } from './schema/read-collections'
-export { checkCollections } from './schema/check-collections'
+export { describeDatabase, readCollections } from './introspect/read-collections'
+export { checkCollections } from './introspect/check-collections'
 
 /** Registers the SQL functions the router needs on each better-sqlite3 connection, from knex's `pool.afterCreate`. */
-export { prepareSqliteConnection } from './repository/dialects/sqlite-functions'
+export { prepareSqliteConnection } from './dialects/sqlite/sqlite-functions'
 
 /** A knex instance that runs SQLite reads on worker threads, off the event loop: pass it as `replica`. */
-export { sqliteReader } from './repository/dialects/sqlite-reader'
-export type { SqliteReaderOptions } from './repository/dialects/sqlite-reader'
+export { sqliteReader } from './dialects/sqlite/sqlite-reader'
+export type { SqliteReaderOptions } from './dialects/sqlite/sqlite-reader'
 
 /** Creates the content-versions table, for hosts that run their own migrations. */
 export { createVersionsTable } from './versions/versions-table'

@@ -28,17 +28,17 @@ import {
 } from './handlers/versions'
 import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
-import { dialectOf, type Dialect } from './repository/dialects'
+import { dialectOf, type Dialect } from './dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
-import { OwnTable } from './repository/own-table'
+import { OwnTable } from './execute/own-table'
 import { ParsedQueries } from './query/query-cache'
 import { ItemsRepository } from './repository/items-repository'
-import { ReadRouting } from './repository/read-routing'
-import { mapFault } from './repository/map-db-error'
-import { isSqliteReader } from './repository/dialects/sqlite-reader'
-import { setupCheck } from './repository/setup-check'
-import { guardStatements, statementError } from './repository/statement-guard'
-import { reuseStatements, reusesStatements } from './repository/statement-cache'
+import { ReadRouting } from './execute/read-routing'
+import { mapFault } from './execute/map-db-error'
+import { isSqliteReader } from './dialects/sqlite/sqlite-reader'
+import { setupCheck } from './execute/setup-check'
+import { guardStatements, statementError } from './execute/statement-guard'
+import { reuseStatements, reusesStatements } from './execute/statement-cache'
 import { requestScope } from './request-scope'
 import { buildSchema } from './schema/build-schema'
 import type { Collection, Schema } from './schema/collection'
@@ -213,13 +213,16 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     ].filter((setup) => setup !== null),
   )
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
-  // A passed check stays passed, so once every one has, requests go on without waiting for a promise. One layer
-  // for the check, the body and the scope: Express matches every layer's path against every request.
+  // The ready gate: the setup checks, and the servers' traits (Dialect.serverTraits), which the repository then
+  // reads as plain values. A passed check stays passed and known traits stay known, so once all are, requests go on
+  // without waiting for a promise. One layer for the gate, the body and the scope: Express matches every layer's
+  // path against every request.
   let ready = false
   router.use(['/items', '/versions'], (req, res, next) => {
     if (ready) return parsed(req, res, next)
-    Promise.all(checks.map((check) => check())).then(() => {
-      ready = true
+    Promise.all([repository.traits.learn(instances), ...checks.map((check) => check())]).then(([known]) => {
+      // Traits that could not be asked are asked again by the next request; this one does without them.
+      ready = known
       parsed(req, res, next)
     }, next)
   })

@@ -1,6 +1,6 @@
 // Writes collections as a TypeScript module: one `defineCollection` per table, each field commented with the
 // column's database type, and every table or column left out listed with the reason. Used by `introspect`.
-import type { CatalogTable } from '../repository/dialects/read-catalog'
+import type { CatalogTable } from '../introspect/read-catalog'
 import type { DatabaseDescription, FieldDefinition } from '../types'
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/

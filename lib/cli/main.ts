@@ -5,8 +5,8 @@ import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import knexFactory, { type Knex } from 'knex'
-import { readCatalog } from '../repository/dialects/read-catalog'
-import { describeDatabase } from '../schema/read-collections'
+import { readCatalog } from '../introspect/read-catalog'
+import { describeDatabase } from '../introspect/read-collections'
 import { collectionsSource } from './collections-source'
 
 const USAGE = `Usage: express-items-router introspect --client <better-sqlite3|pg|mysql2> --connection <url or file> [options]

@@ -2,7 +2,7 @@
 // the caller may read, so it does not depend on `?fields=` and never reflects a field the caller cannot see.
 import crypto from 'node:crypto'
 import type { Request, Response } from 'express'
-import type { Db } from '../repository/item-loader'
+import type { Db } from '../execute/db'
 import { PreconditionFailedError } from '../errors'
 import type { FieldNode } from '../query/query'
 import type { SchemaView } from '../query/schema-view'

@@ -3,7 +3,8 @@
 import type { Request, RequestHandler, Response } from 'express'
 import { CallerAccess, hasFullAccess } from '../access/caller-access'
 import { ForbiddenError } from '../errors'
-import { parseQuery, parseSelection, type ParserOptions } from '../query/parse-query'
+import { parseQuery, parseSelection } from '../query/parse-query'
+import type { ParserOptions } from '../query/parser-options'
 import type { Query, Selection } from '../query/query'
 import { readQueryBody } from '../query/read-query-body'
 import { queryKey } from '../query/query-cache'
@@ -115,8 +116,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       try {
         const returned = writer?.returnedRows(keys) ?? null
         if (returned !== null) {
-          const shaped = services.repository.shapeReturned(collection, fields, returned)
-          return isPromiseLike(shaped) ? await shaped : shaped
+          return await services.repository.shapeReturned(collection, fields, returned)
         }
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {

@@ -2,7 +2,7 @@
 import type { Request } from 'express'
 import type { Knex } from 'knex'
 import type { AccessSetup } from '../access/caller-access'
-import type { ParserOptions } from '../query/parse-query'
+import type { ParserOptions } from '../query/parser-options'
 import type { ParsedQueries } from '../query/query-cache'
 import type { QueryStringLimits } from '../query/read-query-string'
 import type { IdempotencyStore } from '../repository/idempotency-store'

@@ -1,92 +1,24 @@
 // THE shared parameter parser: raw query-string object to a typed, validated Query, before any SQL exists.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
-import { unstorableText } from '../schema/field-types'
 import { both } from './filter-node'
 import { parseAggregateQuery } from './parse-aggregate'
-import { parseFields, type FieldsOptions } from './parse-fields'
+import { parseFields } from './parse-fields'
 import { newFilterBudget, parseFilter } from './parse-filter'
-import { parseList, parseSingle } from './parse-list'
+import { parseList } from './parse-list'
 import { parseObjectParam } from './parse-object-param'
 import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
-import { decodeCursor } from './cursor'
-import type { ExportFormat, MetaRequest, Query, Selection, SortNode } from './query'
+import { parseAfter } from './parse-after'
+import { parseBacklink } from './parse-backlink'
+import { parseExport } from './parse-export'
+import { parseMeta } from './parse-meta'
+import { parseVersion } from './parse-version'
+import type { ParserOptions } from './parser-options'
+import type { Query, Selection } from './query'
 import type { QueryParameterName, RawParameters } from './query-parameters'
 import { extended } from '../extended'
-
-const MAX_VERSION_KEY_LENGTH = 64
-
-const META_ENTRIES: Readonly<Record<string, keyof MetaRequest>> = {
-  total_count: 'totalCount',
-  filter_count: 'filterCount',
-  total_count_estimate: 'totalCountEstimate',
-  next_cursor: 'nextCursor',
-}
-
-export function parseMeta(raw: unknown): MetaRequest {
-  const meta: Record<keyof MetaRequest, boolean> = { totalCount: false, filterCount: false, totalCountEstimate: false, nextCursor: false }
-  for (const entry of parseList(raw, 'meta')) {
-    const key = Object.hasOwn(META_ENTRIES, entry) ? META_ENTRIES[entry] : undefined
-    // `*` keeps its Directus meaning: both counts.
-    if (entry === '*') Object.assign(meta, { totalCount: true, filterCount: true })
-    else if (key !== undefined) meta[key] = true
-    else throw new InvalidQueryError(`"meta" accepts total_count, filter_count, total_count_estimate, next_cursor or *, not "${entry}"`)
-  }
-  return meta
-}
-
-const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'csv', 'ndjson']
-
-export function parseExport(raw: unknown): ExportFormat | null {
-  const format = parseSingle(raw, 'export')
-  if (format === undefined) return null
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new InvalidQueryError('"export" must be json, csv or ndjson')
-  return format as ExportFormat
-}
-
-/** The sort keys a `cursor` carries; a cursor replaces `offset` and `page`, and lists rows, not groups. */
-export function parseAfter(
-  raw: RawParameters,
-  collection: Collection,
-  sort: readonly SortNode[],
-  options: ParserOptions,
-): unknown[] | null {
-  const cursor = parseSingle(raw.cursor, 'cursor')
-  if (cursor === undefined) return null
-  for (const parameter of ['offset', 'page', 'aggregate', 'groupBy', 'version'] as const) {
-    if (raw[parameter] !== undefined) throw new InvalidQueryError(`"cursor" cannot be combined with "${parameter}"`)
-  }
-  return decodeCursor(cursor, options.cursorSecret, collection, sort)
-}
-
-export function parseBacklink(raw: unknown): boolean {
-  const text = parseSingle(raw, 'backlink')
-  if (text === undefined || text === 'true') return true
-  if (text === 'false') return false
-  throw new InvalidQueryError('"backlink" must be true or false')
-}
-
-export function parseVersion(raw: unknown): string | null {
-  const key = parseSingle(raw, 'version')
-  if (key === undefined) return null
-  if (key === '' || key.length > MAX_VERSION_KEY_LENGTH) {
-    throw new InvalidQueryError(`"version" must be a key of 1 to ${MAX_VERSION_KEY_LENGTH} characters`)
-  }
-  if (unstorableText(key)) throw new InvalidQueryError('"version" cannot contain the NUL character or an unpaired surrogate')
-  return key
-}
-
-/** Everything the parser needs besides the request: the schema and the router's limits. */
-export interface ParserOptions extends FieldsOptions {
-  /** Most entries in `fields`, `sort`, `groupBy`, `aggregate` and `alias` each (`maxListEntries`). */
-  readonly maxListEntries: number
-  /** Signs and checks page cursors (`cursorSecret`). */
-  readonly cursorSecret: Buffer
-  /** Most rows one `export` streams (`maxExportRows`); it replaces `maxLimit` there. */
-  readonly maxExportRows: number
-}
 
 /**
  * Refuses a list parameter with more than `maxListEntries` entries before anything resolves them: 2,000

@@ -2,11 +2,11 @@
 // is answered from the record instead of writing again. A claim commits with the write it belongs to.
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { Db } from './item-loader'
-import { createTableOnce } from './create-table-once'
-import type { OwnTable } from './own-table'
+import type { Db } from '../execute/db'
+import { createTableOnce } from '../execute/create-table-once'
+import type { OwnTable } from '../execute/own-table'
 import type { PrimaryKey } from '../types'
-import { dialectOf } from './dialects'
+import { dialectOf } from '../dialects'
 
 export const DEFAULT_IDEMPOTENCY_TABLE = 'items_idempotency'
 

@@ -4,21 +4,19 @@
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
-import { aggregatedItems, aggregateStatement } from './aggregate-items'
+import { aggregatedItems, aggregateStatement } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
-import { compileFilter, compileOperand, compileSearch } from './compile-filter'
-import { CountJoins } from './count-joins'
-import type { Dialect, SqlFragment } from './dialects'
+import { compileFilter, compileOperand, compileSearch, CountJoins } from '../sql/compile-filter'
+import type { Dialect, SqlFragment } from '../dialects'
 import { InvalidQueryError } from '../errors'
-import { columnValue, fromStorage, selectColumn, toStorage } from './storage'
-import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from './keyset'
+import { columnValue, fromStorage, selectColumn, toStorage } from '../sql/storage'
+import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from '../sql/keyset'
 import { Shape } from '../query/query-shape'
-import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
-import { isPromiseLike } from '../is-promise-like'
+import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
 import { LruMap } from '../lru-map'
+import type { Db } from '../execute/db'
 
-export type Db = Knex | Knex.Transaction
 type Row = Record<string, unknown>
 
 /** The window-function column that numbers each parent's related rows. */
@@ -178,6 +176,12 @@ function readFields(collection: Collection, fields: readonly FieldNode[]): Set<F
 /** Whether a written row can answer `fields`: a function (a count, a date part) needs the query around the row. */
 export const readFromRow = (fields: readonly FieldNode[]): boolean => !fields.some((node) => node.kind === 'function')
 
+/**
+ * Whether reading `fields` loads related items after the rows: without a relation node, the rows are the items
+ * at once, and no promise is made for them (see is-promise-like.ts).
+ */
+const loadsRelations = (fields: readonly FieldNode[]): boolean => fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m')
+
 export class ItemLoader {
   constructor(
     private readonly knex: Knex,
@@ -222,7 +226,9 @@ export class ItemLoader {
     const joined = this.joinedRelations(fields, selection)
     const folded = oneItem === null ? [] : this.foldedLists(fields, oneItem.key, Math.min(oneItem.foldedKeys, MAX_FOLDED_KEYS), budget)
     const rows = await this.query(db, collection, fields, selection, budget, joined, false, folded)
-    return this.shape(db, collection, fields, rows, budget, joined, folded)
+    return loadsRelations(fields)
+      ? this.shape(db, collection, fields, rows, budget, joined, folded)
+      : this.shapeRows(collection, fields, rows)
   }
 
   /**
@@ -238,7 +244,9 @@ export class ItemLoader {
   ): Promise<{ items: Item[]; last: unknown[] | null }> {
     const joined = this.joinedRelations(fields, selection)
     const rows = await this.query(db, collection, fields, selection, budget, joined, true)
-    const items = await this.shape(db, collection, fields, rows, budget, joined)
+    const items = loadsRelations(fields)
+      ? await this.shape(db, collection, fields, rows, budget, joined)
+      : this.shapeRows(collection, fields, rows)
     const lastRow = rows[rows.length - 1]
     return { items, last: lastRow === undefined ? null : rowKeys(lastRow, this.sortTerms(collection, selection), this.dialect) }
   }
@@ -255,7 +263,8 @@ export class ItemLoader {
    * Rows a write returned through `returningColumns`, or `rowsByKeys` read right after it, shaped as a read of
    * `fields`: relations load now.
    */
-  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] | Promise<Item[]> {
+  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+    if (!loadsRelations(fields)) return Promise.resolve(this.shapeRows(collection, fields, rows))
     const budget = new RowBudget(this.maxLoadedRows)
     budget.spend(rows.length)
     return this.shape(db, collection, fields, rows, budget)
@@ -565,11 +574,19 @@ export class ItemLoader {
     budget: RowBudget,
     joined: readonly ManyToOne[] = [],
     folded: readonly FoldedList[] = [],
-  ): Item[] | Promise<Item[]> {
-    const pk = collection.primaryKey
-    const keys = rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
-    if (!fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m')) return this.items(fields, rows, keys, new Map())
+  ): Promise<Item[]> {
+    const keys = this.keysOf(collection, rows)
     return this.relations(db, fields, rows, keys, budget, joined, folded).then((relations) => this.items(fields, rows, keys, relations))
+  }
+
+  /** The response objects of rows read without relations (see `loadsRelations`): nothing left to load. */
+  private shapeRows(collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] {
+    return this.items(fields, rows, this.keysOf(collection, rows), new Map())
+  }
+
+  private keysOf(collection: Collection, rows: readonly Row[]): PrimaryKey[] {
+    const pk = collection.primaryKey
+    return rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
   }
 
   /** Each relation node's related items (or keys) for these rows, by key id. */
@@ -685,8 +702,10 @@ export class ItemLoader {
     }
     // Each related item counts once, as it does when read by a statement of its own.
     budget.spend(found.size)
-    const shaped = this.shape(db, related, node.children, [...found.values()], budget)
-    const items = isPromiseLike(shaped) ? await shaped : shaped
+    const own = [...found.values()]
+    const items = loadsRelations(node.children)
+      ? await this.shape(db, related, node.children, own, budget)
+      : this.shapeRows(related, node.children, own)
     let position = 0
     const byKey = new Map<string, Item>()
     for (const id of found.keys()) byKey.set(id, items[position++]!)
@@ -703,8 +722,7 @@ export class ItemLoader {
     budget = new RowBudget(this.maxLoadedRows),
   ): Promise<Map<string, Item>> {
     const rows = await this.rowsByKeys(db, collection, keys, fields, scope, budget)
-    const shaped = this.shape(db, collection, fields, rows, budget)
-    const items = isPromiseLike(shaped) ? await shaped : shaped
+    const items = loadsRelations(fields) ? await this.shape(db, collection, fields, rows, budget) : this.shapeRows(collection, fields, rows)
     const pk = collection.primaryKey
     return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
   }
@@ -781,8 +799,7 @@ export class ItemLoader {
       for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
       return groups
     }
-    const shaped = this.shape(db, related, fields, rows, budget)
-    const items = isPromiseLike(shaped) ? await shaped : shaped
+    const items = loadsRelations(fields) ? await this.shape(db, related, fields, rows, budget) : this.shapeRows(related, fields, rows)
     rows.forEach((row, index) => add(row, items[index]))
     return groups
   }

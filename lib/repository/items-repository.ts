@@ -8,19 +8,21 @@ import { fieldIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
-import type { Dialect, ServerTraits } from './dialects'
-import { mapDbError } from './map-db-error'
-import { bareTransaction, onOneConnection, pinnedTo } from './bare-transaction'
-import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from './retry-transaction'
-import { inKnexTransaction, runBuilder } from './run-statement'
-import { chunk, ItemLoader, keyId, unbounded, type Db } from './item-loader'
-import { columnValue, fromStorage, toStorage } from './storage'
-import { compileFilter } from './compile-filter'
-import { boundList, PLANS_KEPT, StatementPlans } from './statement-plans'
+import type { Dialect } from '../dialects'
+import { mapDbError } from '../execute/map-db-error'
+import { bareTransaction, onOneConnection, pinnedTo } from '../execute/bare-transaction'
+import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from '../execute/retry-transaction'
+import { inKnexTransaction, runBuilder } from '../execute/run-statement'
+import { chunk, ItemLoader, keyId, unbounded } from './item-loader'
+import type { Db } from '../execute/db'
+import { columnValue, fromStorage, toStorage } from '../sql/storage'
+import { compileFilter } from '../sql/compile-filter'
+import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
 import { Shape } from '../query/query-shape'
-import { ReadRouting } from './read-routing'
+import { ReadRouting } from '../execute/read-routing'
+import { KnownTraits } from '../execute/server-traits'
+import { requestLimits } from '../execute/statement-guard'
 import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
-import { isPromiseLike } from '../is-promise-like'
 
 /**
  * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
@@ -113,8 +115,6 @@ export class ItemsRepository {
 
   private readonly knex: Knex
   private readonly routing: ReadRouting
-  /** What the database behind each knex instance supports where servers of the dialect differ, once asked. */
-  private readonly traits = new WeakMap<Knex, ServerTraits | Promise<ServerTraits>>()
 
   /**
    * `routing` (or a bare knex: no replica) names the primary, which every write and transaction uses, and where
@@ -127,6 +127,8 @@ export class ItemsRepository {
     private readonly maxLoadedRows = Number.POSITIVE_INFINITY,
     /** Attempts a colliding write transaction gets (`transactionAttempts`). */
     private readonly transactionAttempts = DEFAULT_TRANSACTION_ATTEMPTS,
+    /** What each server supports where servers of the dialect differ, learnt in the router's ready gate. */
+    readonly traits = new KnownTraits(dialect),
   ) {
     this.routing = routing instanceof ReadRouting ? routing : new ReadRouting(routing)
     this.knex = this.routing.primary
@@ -211,7 +213,10 @@ export class ItemsRepository {
           async (trx) => {
             const boundary = { ...selection, offset: selection.offset + limit - 1, limit: 1 }
             const { last } = await this.loader.loadKeyed(trx, collection, [], boundary)
-            return { piece: await copy.copy(trx, this.loader.csvStatement(trx, collection, selection, cells), known), boundary: last }
+            return {
+              piece: await copy.copy(trx, this.loader.csvStatement(trx, collection, selection, cells), known, requestLimits()),
+              boundary: last,
+            }
           },
           { isolationLevel: 'repeatable read', readOnly: true },
         )
@@ -244,8 +249,7 @@ export class ItemsRepository {
     // A `cursor` places pages in a list; one item by key has no place to start after.
     const selection = { ...query, filter, limit: 1, offset: 0, after: null }
     const db = this.reads()
-    const traits = this.serverTraits(db)
-    const { foldedKeys } = isPromiseLike(traits) ? await traits : traits
+    const { foldedKeys } = this.traits.of(db)
     const [item] = await this.loader.load(db, collection, query.fields, selection, undefined, { key, foldedKeys })
     return item ?? null
   }
@@ -362,8 +366,7 @@ export class ItemsRepository {
    * again all the same. Where a statement does not commit by itself (ServerTraits.autocommits), it keeps them.
    */
   async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    const traits = this.serverTraits(this.knex)
-    if (!(isPromiseLike(traits) ? await traits : traits).autocommits) return this.transaction(collection, work, { bare: true })
+    if (!this.traits.of(this.knex).autocommits) return this.transaction(collection, work, { bare: true })
     try {
       return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
     } catch (error) {
@@ -445,44 +448,12 @@ export class ItemsRepository {
    * The columns a create returns so that it answers with its own rows instead of reading them back, for fields
    * a row can answer (`readFromRow`); null where the database's INSERT returns no rows.
    */
-  returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null | Promise<ReturningColumns | null> {
-    const traits = this.serverTraits(this.knex)
-    const columns = (returns: boolean): ReturningColumns | null => (returns ? this.loader.returningColumns(collection, fields) : null)
-    return isPromiseLike(traits) ? traits.then((known) => columns(known.insertReturnsRows)) : columns(traits.insertReturnsRows)
-  }
-
-  /**
-   * What the database behind `db` supports where servers of the dialect differ (Dialect.serverTraits), asked once
-   * per knex instance (a read asks where it runs: a replica may differ from the primary); every trait's default
-   * where the dialect cannot differ. An error (no connection yet, say) is not kept: that request does without (a
-   * read brings its key lists by statements of their own, a create reads its items back, a lone write keeps its
-   * transaction), and the next one asks.
-   */
-  private serverTraits(db: Knex): ServerTraits | Promise<ServerTraits> {
-    const ask = this.dialect.serverTraits
-    let traits = this.traits.get(db)
-    if (traits === undefined) {
-      traits =
-        ask === null
-          ? { insertReturnsRows: this.dialect.returnsRows, foldedKeys: Number.POSITIVE_INFINITY, autocommits: true }
-          : ask(db).then(
-              // Once known, the traits themselves: a request then has nothing to await (see is-promise-like.ts).
-              (known) => {
-                this.traits.set(db, known)
-                return known
-              },
-              () => {
-                this.traits.delete(db)
-                return { insertReturnsRows: false, foldedKeys: 0, autocommits: false }
-              },
-            )
-      this.traits.set(db, traits)
-    }
-    return traits
+  returningColumns(collection: Collection, fields: readonly FieldNode[]): ReturningColumns | null {
+    return this.traits.of(this.knex).insertReturnsRows ? this.loader.returningColumns(collection, fields) : null
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
-  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Item[] | Promise<Item[]> {
+  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Promise<Item[]> {
     return this.loader.shapeReturned(this.reads(), collection, fields, rows)
   }
 

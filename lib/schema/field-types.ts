@@ -53,7 +53,7 @@ export interface FieldTypeSpec {
   /**
    * The JavaScript type of driver values that `fromDatabase` (after any dialect's `readValue`) answers unchanged:
    * an integer's number, a string's text. fromStorage returns those as they are, skipping two calls on most
-   * values a read returns; spec/repository/dialects/read-value.spec.ts holds each type to it.
+   * values a read returns; spec/dialects/read-value.spec.ts holds each type to it.
    */
   readonly readsAsItself?: 'number' | 'string' | 'boolean'
 }

@@ -1,7 +1,7 @@
 // The content-versions table: its DDL for host migrations, and its definition as an internal collection.
 import type { Knex } from 'knex'
-import { createTableOnce } from '../repository/create-table-once'
-import { dialectOf } from '../repository/dialects'
+import { createTableOnce } from '../execute/create-table-once'
+import { dialectOf } from '../dialects'
 import type { CollectionDefinition } from '../types'
 
 export const DEFAULT_VERSIONS_TABLE = 'items_versions'

@@ -7,7 +7,8 @@ import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFou
 import { isPlainObject } from '../is-plain-object'
 import type { FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
-import { keyId, readFromRow, type Db } from '../repository/item-loader'
+import type { Db } from '../execute/db'
+import { keyId, readFromRow } from '../repository/item-loader'
 import type { Created, ItemsRepository, ReturnedRow, ReturningColumns, UpdateSet } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import { readonlyField, unwritableField, type Payload, type PayloadAction, type PayloadValidator } from '../schema/payload-validator'
@@ -165,8 +166,7 @@ export class ItemsWriter {
     const single = this.singleStatementWrite(options, write.payloads)
     const fields = await this.answerFields('afterCreate')
     // Without RETURNING on the server's INSERT (MySQL, MariaDB before 10.5), the items are read back.
-    const columns = fields === null ? null : this.repository.returningColumns(collection, fields)
-    const returning = isPromiseLike(columns) ? await columns : columns
+    const returning = fields === null ? null : this.repository.returningColumns(collection, fields)
     const written = single
       ? await repository.oneStatement(collection, async (db) =>
           created(await repository.create(db, collection, single, this.access.view.scope, returning), single),

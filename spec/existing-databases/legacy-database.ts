@@ -1,7 +1,7 @@
 // Test support: a knex instance per dialect on a database of its own holding the legacy schema (PostgreSQL: the
 // schema `legacy` of the worker's database, reached through `searchPath`; MySQL: a database beside the worker's).
 import knexFactory, { type Knex } from 'knex'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { knexConfig, workerDatabase } from '../support/databases'
 import { createLegacySchema, dropLegacySchema } from './legacy-schema'
 

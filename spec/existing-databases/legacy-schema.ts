@@ -3,7 +3,7 @@
 // reference, two keys to one table, numeric with scale, enums, CHECKs, identity and generated columns, a view,
 // and PostgreSQL arrays. SQLite's dates are written as other code writes them: knex's JS Dates and CURRENT_TIMESTAMP.
 import type { Knex } from 'knex'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 
 export const LEGACY_TABLES = ['published_posts', 'post_tags', 'audit_log', 'BlogPost', 'categories', 'Author'] as const
 

@@ -3,7 +3,7 @@
 import express, { type Express } from 'express'
 import request from 'supertest'
 import { createItemsRouter, type CollectionDefinition, type ErrorCode } from '../../lib'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { recordingLogger } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
 import { expectError, expectErrors, expectInvalidQuery } from '../support/expect-error'

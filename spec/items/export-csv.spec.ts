@@ -11,7 +11,7 @@ import { exportWriter } from '../../lib/handlers/export-formats'
 import { recordingLogger } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
-import { dialectOf } from '../../lib/repository/dialects'
+import { dialectOf } from '../../lib/dialects'
 
 const kinds: CollectionDefinition = {
   table: 'xc_kinds',

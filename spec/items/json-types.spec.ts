@@ -2,7 +2,7 @@
 import type { Express } from 'express'
 import request from 'supertest'
 import { seed, type SampleRow } from '../../fixtures/seed'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 

@@ -5,7 +5,7 @@ import type { Express } from 'express'
 import fc from 'fast-check'
 import type { Knex } from 'knex'
 import request, { type Response } from 'supertest'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { createApp } from '../support/app'
 import { openFixtures, selectedDialects, UNREACHABLE_ENV } from '../support/databases'
 

@@ -4,7 +4,7 @@ import type { Express } from 'express'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import type { Hooks, ItemsRouterOptions } from '../../lib'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 

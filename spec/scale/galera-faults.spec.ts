@@ -1,7 +1,7 @@
 // What a MariaDB Galera node answers that a single server does not: a certification failure is a conflict to
 // retry, a node without quorum (or still joining) is unavailable. The errors are as mysql2 builds them.
-import { mysql } from '../../lib/repository/dialects/mysql'
-import { faultOf } from '../../lib/repository/map-db-error'
+import { mysql } from '../../lib/dialects/mysql/mysql'
+import { faultOf } from '../../lib/execute/map-db-error'
 
 const driverError = (code: string, errno: number, message: string): Error =>
   Object.assign(new Error(message), { code, errno, fatal: false })

@@ -1,5 +1,5 @@
 // Every field type turns text, JSON and database values (as the dialects hand them over) into one canonical form,
-// whatever the host zone. The drivers' own value forms are in spec/repository/dialects/read-value.spec.ts.
+// whatever the host zone. The drivers' own value forms are in spec/dialects/read-value.spec.ts.
 import fc from 'fast-check'
 import { FIELD_TYPES, formatDecimal, type TypedField } from '../../lib/schema/field-types'
 import { localDateTime, parseDate, parseDateTime, parseTime, parseTimestamp, resolveNow } from '../../lib/schema/temporal'

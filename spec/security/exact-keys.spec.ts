@@ -3,7 +3,7 @@
 // MySQL's usual collations fold case and accents, and its PAD SPACE ones ignore trailing spaces.
 import type { Express } from 'express'
 import request from 'supertest'
-import type { DialectName } from '../../lib/repository/dialects'
+import type { DialectName } from '../../lib/dialects'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 import { expectError } from '../support/expect-error'

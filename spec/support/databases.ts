@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import knexFactory, { type Knex } from 'knex'
 import { prepareSqliteConnection } from '../../lib'
-import { DIALECT_NAMES, type DialectName } from '../../lib/repository/dialects'
+import { DIALECT_NAMES, type DialectName } from '../../lib/dialects'
 import { rebuildTables } from '../../fixtures/seed'
 
 const CONNECT_TIMEOUT_MS = 3000

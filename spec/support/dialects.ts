@@ -1,7 +1,7 @@
 // Test support: runs a suite once per database dialect, each against its own freshly created and seeded tables.
 import type { Knex } from 'knex'
 import { resetTables, type SeedOptions } from '../../fixtures/seed'
-import { dialectOf, type DialectName } from '../../lib/repository/dialects'
+import { dialectOf, type DialectName } from '../../lib/dialects'
 import { openFixtures, selectedDialects, UNREACHABLE_ENV } from './databases'
 
 export interface QueryCount<T> {

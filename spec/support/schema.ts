@@ -1,7 +1,7 @@
 // Test support: the fixture collections built into a schema once, with the views and parser limits the unit specs
 // parse against. The one place unit specs reach into lib/schema, so a rename there is fixed here.
 import { collections } from '../../fixtures/schema'
-import type { ParserOptions } from '../../lib/query/parse-query'
+import type { ParserOptions } from '../../lib/query/parser-options'
 import { buildSchema } from '../../lib/schema/build-schema'
 import type { Collection, Limits, Schema } from '../../lib/schema/collection'
 import { fullView, openView, type SchemaView } from '../../lib/query/schema-view'

@@ -1,11 +1,11 @@
-// A write whose transaction no before hook receives runs it bare (lib/repository/bare-transaction.ts): BEGIN, its
+// A write whose transaction no before hook receives runs it bare (lib/execute/bare-transaction.ts): BEGIN, its
 // statements and COMMIT on one pooled connection, without knex's Transaction. Over a pool of one connection, a
 // statement sent anywhere else would wait for the pool until the acquire timeout (503), and a transaction left
 // open after a refusal would fail every later statement on that connection (PostgreSQL).
 import knexFactory, { type Knex } from 'knex'
 import request from 'supertest'
-import { bareTransaction } from '../../lib/repository/bare-transaction'
-import { dialectOf } from '../../lib/repository/dialects'
+import { bareTransaction } from '../../lib/execute/bare-transaction'
+import { dialectOf } from '../../lib/dialects'
 import { createApp } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'

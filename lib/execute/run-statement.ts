@@ -1,0 +1,172 @@
+// Runs the router's own statements past knex's Raw and Runner: a kept plan's SQL (statement-plans.ts) and its
+// one-statement writes (`runBuilder`). Through them a statement costs its driver call plus 15–50 µs of CPU, 5–15 %
+// of a small read: a Raw to hold it, its text scanned again for placeholders, an id, a runner, the `start`
+// listeners (statement-guard.ts sets a timeout and a listener on each statement), the timeout's race and a dozen
+// promises. Such a statement's text is final and its values are bound, so it needs only knex's client: a
+// connection from the pool, `client.query` (knex's `query` and `query-error` events, the driver call and with it
+// the router's statement reuse), and the request's limits, applied here as knex's runner applies them.
+import { KnexTimeoutError, type Knex } from 'knex'
+import { pinnedTo } from './bare-transaction'
+import type { DriverQuery } from '../dialects'
+import type { Db } from './db'
+import { statementLimits, type StatementLimits } from './statement-guard'
+
+/** A pooled connection as knex marks it. */
+interface Connection {
+  readonly __knexUid?: string
+  readonly __knexTxId?: string
+  /** Set to an error, it makes the pool destroy the connection instead of lending it again. */
+  __knex__disposed?: unknown
+}
+
+/** A compiled statement as knex's runner hands it to the client: its SQL, values, and how to read its result. */
+interface RawQuery extends DriverQuery {
+  readonly method: string
+  bindings: unknown[]
+  /** The columns a write returns, which the client's `processResponse` reads the rows by. */
+  readonly returning?: unknown
+  /** What the client's `processResponse` answers instead of its own reading (mysql.ts's RETURNING). */
+  readonly output?: (...result: unknown[]) => unknown
+}
+
+/** The parts of knex's client used here (knex's typings do not describe them). */
+interface Client {
+  readonly transacting?: boolean
+  acquireConnection(): Promise<Connection>
+  releaseConnection(connection: Connection): Promise<void>
+  query(connection: Connection, query: RawQuery): Promise<RawQuery>
+  /** `runner` is `this` for a query's `output`; those the router runs here do not use it. */
+  processResponse(query: RawQuery, runner: null): unknown
+  cancelQuery(connection: Connection): Promise<unknown>
+  emit(event: string, ...args: unknown[]): boolean
+}
+
+/**
+ * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it; with a `method` of knex's
+ * ('update'), as a builder of that method would (its count of changed rows). A bare transaction's statements
+ * run on its connection; a knex transaction's go through knex, whose transactions run on a client of their own
+ * (a raw statement only: a kept write there is compiled afresh, see StatementPlans.write). knex's `start` event
+ * does not fire for the statements run here, and its `query-response` event has no builder.
+ */
+export function runStatement(db: Db, sql: string, bindings: readonly unknown[], method = 'raw'): Promise<unknown> {
+  if (inKnexTransaction(db)) {
+    if (method !== 'raw') return Promise.reject(new Error(`express-items-router: a kept ${method} cannot run in a knex transaction`))
+    return db.raw(sql, bindings as Knex.RawBinding[]).then()
+  }
+  return execute(db, { method, sql, bindings: bindings.slice(), options: {} })
+}
+
+/**
+ * What awaiting `builder` (a query builder made from `db`) gives, with the builder only compiling: its statement
+ * runs as `runStatement`'s do. For the writes the router makes itself, never one a hook receives.
+ */
+export function runBuilder<T>(db: Db, builder: Knex.QueryBuilder): Promise<T> {
+  const compiled = inKnexTransaction(db) ? null : (builder.toSQL() as unknown as RawQuery | RawQuery[])
+  // Statements knex runs in several steps (SQLite's multi-statement forms) stay with knex.
+  if (compiled === null || Array.isArray(compiled)) return builder.then() as Promise<T>
+  // All of it, as the runner passes it: `returning` and `output` tell processResponse how to read the result.
+  return execute(db, { ...compiled, bindings: [...compiled.bindings], options: compiled.options ?? {} }) as Promise<T>
+}
+
+/** Whether `db` is a knex transaction, whose statements knex must run (see runStatement). */
+export const inKnexTransaction = (db: Db): boolean => (db as Partial<Knex.Transaction>).isTransaction === true
+
+function execute(db: Db, compiled: RawQuery): Promise<unknown> {
+  const { sql, bindings } = compiled
+  const pinned = pinnedTo(db)
+  const knex = pinned?.knex ?? (db as Knex)
+  const client = knex.client as unknown as Client
+  const limits = statementLimits(knex, client)
+  const query: RawQuery = { ...compiled, sql: limits.marker + sql }
+  if (pinned) return run(client, pinned.connection as Connection, query, limits)
+  return client.acquireConnection().then(
+    (connection) => {
+      const release = (): void => void client.releaseConnection(connection)
+      let running: Promise<unknown>
+      try {
+        running = run(client, connection, query, limits)
+      } catch (error) {
+        release()
+        throw error
+      }
+      return running.then(
+        (response) => (release(), response),
+        (error: unknown) => {
+          release()
+          throw error
+        },
+      )
+    },
+    (error: unknown) => {
+      // As knex's runner tells a full pool's timeout: with the statement that waited.
+      if (error instanceof KnexTimeoutError) Object.assign(error, { sql, bindings })
+      throw error
+    },
+  )
+}
+
+function run(client: Client, connection: Connection, query: RawQuery, limits: StatementLimits): Promise<unknown> {
+  const running = client.query(connection, query)
+  const limited = limits.statementTimeout > 0 ? timeLimited(client, connection, running, query, limits) : running
+  return limited.then((done) => {
+    const response = client.processResponse(done, null)
+    client.emit('query-response', response, { __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId, ...query })
+    return response
+  })
+}
+
+/**
+ * `running`, or at the request's time limit knex's timeout error once the statement was cancelled from another
+ * connection (as `timeout(ms, { cancel: true })` does). A connection whose statement could not be cancelled is
+ * marked for the pool to destroy.
+ */
+function timeLimited(
+  client: Client,
+  connection: Connection,
+  running: Promise<RawQuery>,
+  query: RawQuery,
+  limits: StatementLimits,
+): Promise<RawQuery> {
+  const ms = limits.statementTimeout
+  const { sql, bindings } = query
+  return new Promise((resolve, reject) => {
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      const timeout = Object.assign(new KnexTimeoutError(`Defined query timeout of ${ms}ms exceeded when running query.`), {
+        sql,
+        bindings,
+        timeout: ms,
+      })
+      client.cancelQuery(connection).then(
+        () => {
+          limits.cancelTimedOut()
+          reject(timeout)
+        },
+        (cancelError: unknown) => {
+          connection.__knex__disposed = timeout
+          reject(
+            Object.assign(cancelError as object, {
+              message: `After query timeout of ${ms}ms exceeded, cancelling of query failed.`,
+              sql,
+              bindings,
+              timeout: ms,
+            }),
+          )
+        },
+      )
+    }, ms)
+    running.then(
+      (done) => {
+        if (timedOut) return
+        clearTimeout(timer)
+        resolve(done)
+      },
+      (error: unknown) => {
+        if (timedOut) return
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}
