@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const [knexA, knexB] = [await another(), await another()]
   const app = express()
   app.use('/a', before.createItemsRouter({ knex: knexA, collections }))
-  app.use('/b', createItemsRouter({ knex: knexB, collections }))
+  app.use('/b', createItemsRouter({ knex: knexB, defaultAccess: true, collections }))
   app.use('/hand', handWritten(knex, DIALECT))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))

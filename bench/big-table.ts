@@ -105,7 +105,7 @@ if (config.client === 'better-sqlite3') config.pool = { min: 1, max: 1, afterCre
 const knex = knexFactory(config)
 const app = express()
 app.get('/__usage', (req, res) => res.json({ maxRssMiB: process.resourceUsage().maxRSS / 1024, cpu: process.cpuUsage(), rssMiB: process.memoryUsage().rss / 2 ** 20 }))
-app.use('/api', createItemsRouter({ knex, collections: JSON.parse(process.env.BENCH_COLLECTIONS), cursorSecret: 'bench-secret-of-at-least-thirty-two-chars' }))
+app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections: JSON.parse(process.env.BENCH_COLLECTIONS), cursorSecret: 'bench-secret-of-at-least-thirty-two-chars' }))
 const server = app.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
 `
 

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     throw new Error('Set BENCH_PROMISES_URL and BENCH_PROMISES_HAND; see bench/promises.ts')
   const knex = await openFixtures(DIALECT)
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections }))
+  app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections }))
   app.use('/hand', handWritten(knex, DIALECT))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))

@@ -308,7 +308,15 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const app = express()
   // BENCH_PREPARED=0 / 1 sets the router's preparedStatements; unset, each dialect's default.
   const prepared = process.env.BENCH_PREPARED
-  app.use('/api', createItemsRouter({ knex, collections, ...(prepared === undefined ? {} : { preparedStatements: prepared === '1' }) }))
+  app.use(
+    '/api',
+    createItemsRouter({
+      knex,
+      defaultAccess: true,
+      collections,
+      ...(prepared === undefined ? {} : { preparedStatements: prepared === '1' }),
+    }),
+  )
   app.use('/hand', handWritten(knex, name))
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))

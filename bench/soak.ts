@@ -187,7 +187,7 @@ async function soak(name: string, server: Server): Promise<void> {
   await waitFor(() => knex.raw('select 1'))
   await rebuildTables(knex)
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections, logger: { error: () => undefined, warn: () => undefined } }))
+  app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections, logger: { error: () => undefined, warn: () => undefined } }))
   const http = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => http.once('listening', resolve))
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api`

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     ]),
   )
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections, maxLimit: ROWS }))
+  app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections, maxLimit: ROWS }))
   const low = new Date(START + ROWS * 0.5 * STEP).toISOString()
   const high = new Date(START + ROWS * 0.51 * STEP).toISOString()
   const shapes: Record<string, (field: string) => Record<string, unknown>> = {

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   }
 
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections, openapi: true }))
+  app.use('/api', createItemsRouter({ knex, collections, defaultAccess: true, openapi: true }))
   // The address the demo prints answers: a page of links to try, at `/` and at the mount path.
   app.get(['/', '/api'], (_req, res) => {
     res.type('html').send(indexPage())

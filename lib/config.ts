@@ -124,6 +124,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   if (typeof knex !== 'function' || typeof knex.transaction !== 'function' || !knex.client) {
     throw new ConfigError('CONFIG_MISSING_KNEX', 'options.knex must be a knex instance')
   }
+  checkNotTransaction(knex, 'options.knex')
   const replica = resolveReplica(options.replica)
   checkPositiveInteger(options.maxFilterDepth, 'options.maxFilterDepth')
   checkPositiveInteger(options.maxInListLength, 'options.maxInListLength')
@@ -209,6 +210,19 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   }
 }
 
+/**
+ * A transaction looks like a knex instance, but the router opens transactions of its own on it (which fail
+ * inside another one) and would hold its single connection for every request.
+ */
+function checkNotTransaction(knex: Knex, where: string): void {
+  if ((knex as unknown as Partial<Knex.Transaction>).isTransaction === true) {
+    throw new ConfigError(
+      'CONFIG_KNEX_TRANSACTION',
+      `${where} is a transaction; pass the knex instance itself (the router runs its own transactions on its pool)`,
+    )
+  }
+}
+
 const isKnex = (value: unknown): value is Knex =>
   typeof value === 'function' && typeof (value as Knex).transaction === 'function' && Boolean((value as Knex).client)
 
@@ -218,6 +232,7 @@ function resolveReplica(given: ItemsRouterOptions['replica']): RouterConfig['rep
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica must be { knex, readsPrimary? }')
   checkKnownOptions(given, { knex: true, readsPrimary: true }, 'options.replica')
   if (!isKnex(given.knex)) throw new ConfigError('CONFIG_MISSING_KNEX', 'options.replica.knex must be a knex instance')
+  checkNotTransaction(given.knex, 'options.replica.knex')
   if (given.readsPrimary !== undefined && typeof given.readsPrimary !== 'function') {
     throw new ConfigError('CONFIG_BAD_OPTION', 'options.replica.readsPrimary must be a function of the request')
   }

@@ -1,6 +1,7 @@
 // Error classes with stable codes, and the middleware that renders them as `{ errors: [...] }`.
 import { randomUUID } from 'node:crypto'
 import type { ErrorRequestHandler, Request } from 'express'
+import { boundedText, boundedValue, MAX_ERRORS } from './bounded-text'
 import { currentRequest } from './request-scope'
 import type { Logger } from './types'
 
@@ -162,7 +163,9 @@ export class ConfigError extends Error {
 type Rendered = { message: string; extensions: { code: ErrorCode } & ErrorExtensions }
 
 function render(error: ItemsError): Rendered {
-  return { message: error.message, extensions: { ...error.extensions, code: error.code } }
+  const extensions: ErrorExtensions = {}
+  for (const [key, value] of Object.entries(error.extensions)) extensions[key] = boundedValue(value)
+  return { message: boundedText(error.message), extensions: { ...extensions, code: error.code } }
 }
 
 /** The `type` the JSON body parser gives a body nested too deep (see handlers/json-body.ts). */
@@ -281,7 +284,7 @@ export function errorHandler(logger: Logger, options: ErrorHandlerOptions = {}):
     const errors = toClientErrors(error, logger, options.recognise, req)
     if (errors) {
       if (errors[0]!.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS))
-      res.status(errors[0]!.status).json({ errors: errors.map(render) })
+      res.status(errors[0]!.status).json({ errors: errors.slice(0, MAX_ERRORS).map(render) })
       return
     }
     const requestId = requestIdOf(req)

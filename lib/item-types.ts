@@ -65,7 +65,7 @@ type KeyNames<F> = { [K in keyof F]: F[K] extends { primaryKey: true } ? K : nev
 export type ItemOf<F extends Fields> = string extends keyof F ? Item : { [K in VisibleNames<F>]: ReadValue<F[K]> }
 
 /** What a create or update payload may hold (hidden fields included: they are writable). */
-export type ItemInputOf<F extends Fields> = string extends keyof F ? Item : { [K in WritableNames<F>]?: InputValue<F[K]> }
+export type ItemInputOf<F extends Fields> = string extends keyof F ? Item : { [K in WritableNames<F>]?: InputValue<F[K]> | undefined }
 
 /** The primary key's value type. */
 export type KeyOf<F extends Fields> = string extends keyof F
@@ -84,7 +84,7 @@ export interface ItemShape {
 /** `input`: what before hooks receive and may answer, and events carry: readonly fields included, which they may set. */
 export type ShapeOf<F extends Fields> = {
   item: ItemOf<F>
-  input: string extends keyof F ? Item : { [K in ServerWritableNames<F>]?: InputValue<F[K]> }
+  input: string extends keyof F ? Item : { [K in ServerWritableNames<F>]?: InputValue<F[K]> | undefined }
   key: KeyOf<F>
 }
 

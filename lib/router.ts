@@ -30,6 +30,7 @@ import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf, type Dialect } from './dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
+import { OwnTable } from './execute/own-table'
 import { ParsedQueries } from './query/query-cache'
 import { ItemsRepository } from './repository/items-repository'
 import { ReadRouting } from './execute/read-routing'
@@ -141,7 +142,13 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     schema,
     buildSchema({ versions: versionsCollection(config.versionsTable) }, config.limits).collections.get('versions')!,
     validators,
-    config.createVersionsTable ? () => createVersionsTable(config.knex, config.versionsTable) : null,
+    new OwnTable(
+      config.knex,
+      config.versionsTable,
+      config.createVersionsTable ? () => createVersionsTable(config.knex, config.versionsTable) : null,
+      config.logger,
+      '/versions answers 404 and ?version= finds no version. Create it with createVersionsTable(knex) or pass createVersionsTable: true.',
+    ),
   )
   const services: Services = {
     knex: config.knex,
@@ -158,9 +165,14 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     queries: new ParsedQueries(),
     idempotency: new IdempotencyStore(
       config.knex,
-      config.idempotencyTable,
+      new OwnTable(
+        config.knex,
+        config.idempotencyTable,
+        config.createIdempotencyTable ? () => createIdempotencyTable(config.knex, config.idempotencyTable) : null,
+        config.logger,
+        'writes with an Idempotency-Key header answer 400. Create it with createIdempotencyTable(knex) or pass createIdempotencyTable: true.',
+      ),
       config.idempotencyTtl,
-      config.createIdempotencyTable ? () => createIdempotencyTable(config.knex, config.idempotencyTable) : null,
     ),
   }
   const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
@@ -168,18 +180,25 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     collection.singleton ? singleton : plain
   const always = (handler: ItemsHandler) => () => handler
   const version = (handler: VersionsHandler) => versionsRoute(services, handler)
-  const json = jsonBodyParser(config)
+  const json = jsonBodyParser(config, config.logger)
 
-  // Built on first use, once: a router that is never asked for its document pays nothing for it.
-  let document: OpenApiDocument | undefined
+  // Built on first use, once for each state of the versions table: a router never asked for its document pays
+  // nothing for it. Until the table has been looked up, the document lists /versions.
+  const documents = new Map<boolean, OpenApiDocument>()
   const openapi = ({ serverUrl }: { serverUrl?: string } = {}): OpenApiDocument => {
-    document ??= buildOpenApi({
-      schema,
+    const servesVersions = versions.table.known !== false
+    let document = documents.get(servesVersions)
+    if (document === undefined) {
       // Its own name, so that the component names cannot meet those of a collection called "versions".
-      versions: buildSchema({ ContentVersion: versionsCollection(config.versionsTable) }, config.limits).collections.get('ContentVersion')!,
-      ...(config.openapi ? { info: config.openapi } : {}),
-      schemaEndpoints: config.schemaEndpoints,
-    })
+      const versionsModel = buildSchema({ ContentVersion: versionsCollection(config.versionsTable) }, config.limits)
+      document = buildOpenApi({
+        schema,
+        versions: servesVersions ? versionsModel.collections.get('ContentVersion')! : null,
+        ...(config.openapi ? { info: config.openapi } : {}),
+        schemaEndpoints: config.schemaEndpoints,
+      })
+      documents.set(servesVersions, document)
+    }
     return serverUrl === undefined ? document : { ...document, servers: [{ url: serverUrl }] }
   }
   // Ahead of every route, so a setup the dialect cannot work with answers with what to fix, not a driver error.
@@ -224,8 +243,9 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     attachRealtime: (...args: Parameters<ItemsRouter['attachRealtime']>) => attachRealtime(realtime, ...args),
   })
   if (config.openapi) {
-    router.get(config.openapi.path, (req, res) => {
-      res.json(openapi({ serverUrl: req.baseUrl || '/' }))
+    router.get(config.openapi.path, (req, res, next) => {
+      // The served document says whether /versions is there, so the table is looked up first.
+      versions.table.available().then(() => res.json(openapi({ serverUrl: req.baseUrl || '/' })), next)
     })
   }
   router.use(['/items', '/versions'], (req, res, next) => {

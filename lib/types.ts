@@ -232,7 +232,7 @@ export interface CollectionDefinition<
   schema?: Record<string, unknown>
   /**
    * Who may read, create, update and delete which items and fields. Without it the collection follows the
-   * router's `defaultAccess` (open unless set).
+   * router's `defaultAccess`, and without that it is read-only.
    */
   access?: Access
   /** Code run around reads and writes of the collection (see `Hooks`). */
@@ -259,9 +259,9 @@ export interface TypedCollectionDefinition<F extends Readonly<Record<string, Fie
  */
 export interface ItemsContext {
   /** Typed by declaring `ItemsTypes['user']` (see `ItemsTypes`); `unknown` otherwise. */
-  user?: ItemsUser
+  user?: ItemsUser | undefined
   /** Typed by declaring `ItemsTypes['role']`; `unknown` otherwise. */
-  role?: ItemsRole
+  role?: ItemsRole | undefined
   [key: string]: unknown
 }
 
@@ -405,7 +405,9 @@ export interface ItemsRouter<C extends Collections = Collections> extends Router
   /**
    * The OpenAPI 3.1 document of every endpoint this router serves, built from the same collection model and
    * payload schemas the router validates with. Hidden fields never appear in it. Its paths are relative to
-   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is.
+   * where the router is mounted; pass `serverUrl` (`'/api'`) to say where that is. `/versions` is left out once
+   * the router has found that the versions table does not exist (it looks on the first request that needs it,
+   * the served document's included); before that, it is listed.
    */
   openapi(options?: { serverUrl?: string }): OpenApiDocument
   /**
@@ -462,7 +464,8 @@ export interface Logger {
 /** `C`: the collections, inferred from `collections` so that `events` knows each collection's item type. */
 export interface ItemsRouterOptions<C extends Collections = Collections> extends LimitOptions {
   /**
-   * The host's knex instance (better-sqlite3, pg or mysql2 client). The router never opens or closes connections.
+   * The host's knex instance (better-sqlite3, pg or mysql2 client), never a transaction (`ConfigError`
+   * `CONFIG_KNEX_TRANSACTION`): the router runs its own. The router never opens or closes connections.
    * On SQLite, its `pool.afterCreate` must call `prepareSqliteConnection`.
    */
   knex: Knex
@@ -630,9 +633,10 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
   context?: (req: Request) => ItemsContext | Promise<ItemsContext>
   /**
    * The access of collections without their own `access`: `true` (open; the host protects the mount path),
-   * `false` (every action denied) or an `Access` object.
+   * `false` (every action denied) or an `Access` object. Unset, such collections are read-only: anyone who
+   * reaches the mount path may read them, and every create, update and delete is a 403 `FORBIDDEN`.
    *
-   * @default true
+   * @default { read: true, create: false, update: false, delete: false }
    */
   defaultAccess?: boolean | Access
   /**

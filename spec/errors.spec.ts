@@ -359,7 +359,7 @@ forEachDialect((ctx) => {
     beforeEach(() => {
       logger = recordingLogger()
       ghosts = express()
-      ghosts.use('/api', createItemsRouter({ knex: ctx.knex, collections: GHOSTS, logger }))
+      ghosts.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: GHOSTS, logger }))
     })
 
     it.each([
@@ -391,7 +391,10 @@ forEachDialect((ctx) => {
     beforeAll(() => {
       seen = []
       host = express()
-      host.use('/api', createItemsRouter({ knex: ctx.knex, collections: { ...collections, ...GHOSTS }, logger: recordingLogger() }))
+      host.use(
+        '/api',
+        createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { ...collections, ...GHOSTS }, logger: recordingLogger() }),
+      )
       host.get('/api/boom', () => {
         throw new Error('host failure')
       })

@@ -32,7 +32,7 @@ function express4Host(ctx: DialectContext, configure?: (app: Express) => void): 
   const hostErrors: unknown[] = []
   const app = express4()
   configure?.(app)
-  app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { ...collections, ...GHOSTS }, logger }))
+  app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { ...collections, ...GHOSTS }, logger }))
   app.get('/api/health', (_req, res) => {
     res.json({ ok: true })
   })
@@ -279,7 +279,16 @@ forEachDialect((ctx) => {
     it('passUnexpectedErrors hands a 500 to the Express 4 host error handler, with its request id', async () => {
       const hostErrors: unknown[] = []
       const app = express4()
-      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: GHOSTS, logger: recordingLogger(), passUnexpectedErrors: true }))
+      app.use(
+        '/api',
+        createItemsRouter({
+          knex: ctx.knex,
+          defaultAccess: true,
+          collections: GHOSTS,
+          logger: recordingLogger(),
+          passUnexpectedErrors: true,
+        }),
+      )
       const hostHandler: ErrorRequestHandler = (error, _req, res, _next) => {
         hostErrors.push(error)
         res.status(418).json({ host: true })

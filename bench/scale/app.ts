@@ -43,6 +43,7 @@ app.use(
   createItemsRouter({
     knex,
     collections,
+    defaultAccess: true,
     ...(replica ? { replica: { knex: replica } } : {}),
     statementTimeout: Number(process.env.SCALE_STATEMENT_TIMEOUT ?? '10000'),
     ...(process.env.SCALE_TRANSACTION_ATTEMPTS ? { transactionAttempts: Number(process.env.SCALE_TRANSACTION_ATTEMPTS) } : {}),

@@ -12,9 +12,19 @@ export const ACTIONS: readonly Action[] = ['read', 'create', 'update', 'delete']
 
 const RULE_KEYS = new Set(['filter', 'fields', 'presets', 'validation'])
 
-/** Every action allowed, no limits: collections without `access` under the default `defaultAccess`. */
+/** Every action allowed, no limits: `true`. */
 const OPEN: Readonly<Record<Action, AccessEntry>> = Object.freeze({ read: true, create: true, update: true, delete: true })
 const CLOSED: Readonly<Record<Action, AccessEntry>> = Object.freeze({ read: false, create: false, update: false, delete: false })
+/**
+ * Collections without `access` under a router without `defaultAccess`: reads only, so that forgetting access
+ * rules never opens writes to anyone who can reach the mount path. Its own object, so a denied write can say why.
+ */
+export const READ_ONLY_BY_DEFAULT: Readonly<Record<Action, AccessEntry>> = Object.freeze({
+  read: true,
+  create: false,
+  update: false,
+  delete: false,
+})
 
 /**
  * Checks a decision's shape; used at creation for fixed decisions and per request for what a rule function
@@ -58,21 +68,21 @@ function checkAccess(access: unknown, collection: Collection, where: string): Re
   return entries
 }
 
-/** The access entries of every collection: its own `access`, or the router's `defaultAccess`. */
+/**
+ * The access entries of every collection: its own `access`, the router's `defaultAccess`, or reads only when
+ * neither is set.
+ */
 export function buildAccess(
   schema: Schema,
   definitions: Readonly<Record<string, { access?: unknown }>>,
-  defaultAccess: unknown = true,
+  defaultAccess: unknown,
 ): ReadonlyMap<Collection, Readonly<Record<Action, AccessEntry>>> {
   return new Map(
     [...schema.collections.values()].map((collection) => {
       const own = definitions[collection.name]?.access
-      return [
-        collection,
-        own === undefined
-          ? checkAccess(defaultAccess, collection, 'options.defaultAccess')
-          : checkAccess(own, collection, `collections.${collection.name}.access`),
-      ]
+      if (own !== undefined) return [collection, checkAccess(own, collection, `collections.${collection.name}.access`)]
+      if (defaultAccess === undefined) return [collection, READ_ONLY_BY_DEFAULT]
+      return [collection, checkAccess(defaultAccess, collection, 'options.defaultAccess')]
     }),
   )
 }

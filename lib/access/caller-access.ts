@@ -12,7 +12,7 @@ import { Shape } from '../query/query-shape'
 import { isPromiseLike } from '../is-promise-like'
 import { LruMap } from '../lru-map'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
-import { checkDecision, type Action } from './access-config'
+import { checkDecision, READ_ONLY_BY_DEFAULT, type Action } from './access-config'
 
 /** What an allowed write may touch. */
 export interface WriteRule {
@@ -52,6 +52,14 @@ function ruleLimits(setup: AccessSetup, variables: Variables): FilterLimits {
   if (base === undefined) ruleLimitsBase.set(setup, (base = { ...setup.limits, schema: fullView(setup.schema), variables: undefined }))
   return { ...base, variables }
 }
+
+/**
+ * Names the setting to change, since a new host's first write meets this default. It reveals no rule: any caller
+ * can learn that a collection refuses their writes by trying one.
+ */
+const closedByDefault = (collection: Collection, action: WriteAction): string =>
+  `Writes are closed by default: "${collection.name}" has no access rule allowing ${action}. ` +
+  "Open writes with the router option defaultAccess or the collection's access."
 
 const where = (collection: Collection, action: Action): string => `collections.${collection.name}.access.${action}`
 
@@ -242,7 +250,10 @@ export class CallerAccess {
   }
 
   private writeRule(collection: Collection, action: WriteAction, decision: AccessDecision): WriteRule {
-    if (decision === false) throw new ForbiddenError()
+    if (decision === false) {
+      if (this.setup.entries.get(collection) === READ_ONLY_BY_DEFAULT) throw new ForbiddenError(closedByDefault(collection, action))
+      throw new ForbiddenError()
+    }
     const rule: AccessRule = decision === true ? {} : decision
     const { filter, validation } = ruleFilters(rule, collection, action, this.limits, this.now)
     return {

@@ -57,7 +57,14 @@ export async function idempotent(write: IdempotentWrite): Promise<void> {
   if (key === '' || key.length > MAX_KEY_LENGTH) {
     throw new InvalidPayloadError(`The ${IDEMPOTENCY_HEADER} header must be 1 to ${MAX_KEY_LENGTH} characters`)
   }
-  await store.ready()
+  // Refused before anything is written: the client asked for a guarantee this server cannot give.
+  if (!(await store.own.available())) {
+    throw new ItemsError(
+      'INVALID_PAYLOAD',
+      `This server does not accept the ${IDEMPOTENCY_HEADER} header (its records table does not exist). Nothing was written.`,
+      { header: IDEMPOTENCY_HEADER },
+    )
+  }
   const asked = fingerprint(req, write.context)
   const replay = async (record: IdempotencyRecord): Promise<void> => {
     if (record.fingerprint !== asked) {

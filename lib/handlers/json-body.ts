@@ -4,7 +4,8 @@ import { isUtf8 } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import express, { type RequestHandler } from 'express'
 import type { RouterConfig } from '../config'
-import { BODY_NOT_UTF8, BODY_TOO_DEEP } from '../errors'
+import { BODY_NOT_UTF8, BODY_TOO_DEEP, ItemsError } from '../errors'
+import type { Logger } from '../types'
 
 /** Brackets a body may nest around a json field's value: a batch array, an item, and `{ data }` / `{ query }`. */
 const ENVELOPE_DEPTH = 3
@@ -59,7 +60,50 @@ export const hasEmptyBody = (req: IncomingMessage): boolean => emptyBodies.has(r
 /** `utf-8` in any spelling body-parser passes on; JSON in UTF-16 is decoded by iconv, not checked here. */
 const UTF8 = /^utf-?8$/i
 
-export function jsonBodyParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJsonDepth'>): RequestHandler {
+const UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }
+
+/** `bodyLimit` in bytes, read as body-parser reads it (config.ts has checked its form). */
+export function limitBytes(limit: number | string): number {
+  if (typeof limit === 'number') return limit
+  const [, amount = '0', unit = 'b'] = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(limit.trim()) ?? []
+  return Math.floor(Number(amount) * UNITS[unit.toLowerCase()]!)
+}
+
+/**
+ * Whether a JSON body was read before the router saw the request: by an app-wide `express.json()` (body-parser 2
+ * leaves the stream ended; body-parser 1 also marks `_body`).
+ */
+const readBefore = (req: IncomingMessage): boolean => req.readableEnded || (req as { _body?: unknown })._body === true
+
+/**
+ * The router's JSON parser. A body another parser read first cannot be read again: its errors were that parser's
+ * to answer, but the router still refuses what its declared length puts over `bodyLimit`, and an empty one, and
+ * says once, through the logger, what to change.
+ */
+export function jsonBodyParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJsonDepth'>, logger: Logger): RequestHandler {
+  const parse = ownParser(config)
+  const limit = limitBytes(config.bodyLimit)
+  let warned = false
+  return (req, res, next) => {
+    if (!isJsonBody(req) || !readBefore(req)) return parse(req, res, next)
+    if (!warned) {
+      warned = true
+      logger.warn(
+        'express-items-router: a JSON body parser ran before the router, so its limit and its error answers (HTML from ' +
+          "Express's default handler) apply instead of the router's. Mount express.json() after the router or only on " +
+          'your own routes (see the body parsers section of docs/guide/middleware.md).',
+      )
+    }
+    const length = Number(req.headers['content-length'])
+    if (length > limit) {
+      return next(new ItemsError('PAYLOAD_TOO_LARGE', `Payload too large. The body exceeds ${limit} bytes.`, { limit }))
+    }
+    if (length === 0) emptyBodies.add(req)
+    next()
+  }
+}
+
+function ownParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJsonDepth'>): RequestHandler {
   const maxNesting = config.maxJsonDepth + ENVELOPE_DEPTH
   return express.json({
     limit: config.bodyLimit,

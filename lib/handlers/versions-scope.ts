@@ -13,7 +13,7 @@ import type { Collection } from '../schema/collection'
 import type { Item, ItemsContext, PrimaryKey } from '../types'
 import type { Version, VersionsService } from '../versions/versions-service'
 import type { ItemsWriter } from '../writes/items-writer'
-import { resolveCaller } from './request'
+import { resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
 
@@ -59,6 +59,8 @@ function versionId(raw: unknown): number {
 
 async function versionsScope(services: Services, req: Request): Promise<VersionsScope> {
   const { versions, repository } = services
+  // Without its table the router serves no /versions route, to anyone: a 404 before the caller is resolved.
+  if (!(await versions.table.available())) throw routeNotFound(req)
   const caller = await resolveCaller(services.context, req)
   // Callers who may manage versions see every field but hidden ones, as without access rules.
   const parser = (collection: Collection): ParserOptions => ({

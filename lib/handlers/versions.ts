@@ -8,7 +8,6 @@ import { readBody } from './request'
 import type { VersionsHandler } from './versions-scope'
 
 export const listVersions: VersionsHandler = async (_req, res, { versions, schema, query, mayManage }) => {
-  await versions.ready()
   const managed: string[] = []
   for (const collection of schema.collections.values()) {
     if (collection.versioning && (await mayManage(collection))) managed.push(collection.name)
@@ -19,8 +18,7 @@ export const listVersions: VersionsHandler = async (_req, res, { versions, schem
   sendData(res, page.items, page.meta)
 }
 
-export const readVersion: VersionsHandler = async (_req, res, { versions, version, stored }) => {
-  await versions.ready()
+export const readVersion: VersionsHandler = async (_req, res, { version, stored }) => {
   sendData(res, await stored((await version()).id))
 }
 
@@ -44,7 +42,6 @@ export const createVersion: VersionsHandler = async (req, res, { versions, schem
  * `{ id, name?, key? }` renames each its own way (updateContentVersionsBatch). Every id is checked first.
  */
 export const renameVersions: VersionsHandler = async (req, res, { versions, versionsByKeys, stored }) => {
-  await versions.ready()
   const body = readBody(req)
   let changes: { id: number; data: unknown }[]
   if (Array.isArray(body)) {
@@ -70,34 +67,29 @@ export const renameVersions: VersionsHandler = async (req, res, { versions, vers
 
 /** `DELETE /versions` with an array of ids (deleteContentVersions); all are checked before any is deleted. */
 export const deleteVersions: VersionsHandler = async (req, res, { versions, versionsByKeys }) => {
-  await versions.ready()
   const found = await versionsByKeys(readBody(req))
   for (const { id } of found) await versions.remove(id)
   sendNoContent(res)
 }
 
 export const renameVersion: VersionsHandler = async (req, res, { versions, version, stored }) => {
-  await versions.ready()
   const { id } = await version()
   await versions.rename(id, readBody(req))
   sendData(res, await stored(id))
 }
 
 export const deleteVersion: VersionsHandler = async (_req, res, { versions, version }) => {
-  await versions.ready()
   await versions.remove((await version()).id)
   sendNoContent(res)
 }
 
 export const saveVersion: VersionsHandler = async (req, res, { versions, version, mainItem }) => {
-  await versions.ready()
   const saved = await versions.save((await version()).id, readBody(req))
   const { main, fields } = await mainItem(saved)
   sendData(res, await versions.overlay(main, fields, saved.delta))
 }
 
 export const compareVersion: VersionsHandler = async (_req, res, { versions, version, mainItem }) => {
-  await versions.ready()
   const found = await version()
   const { collection, item, main } = await mainItem(found)
   const mainHash = await versions.mainHash(collection, item)
@@ -105,7 +97,6 @@ export const compareVersion: VersionsHandler = async (_req, res, { versions, ver
 }
 
 export const promoteVersion: VersionsHandler = async (req, res, { versions, version, writer }) => {
-  await versions.ready()
   const { collection, item, changes, mainHash } = await versions.promotion((await version()).id, readBody(req))
   // Through the collection's own write path: its hooks, validation and events apply as to any update. The hash
   // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between, and checked

@@ -18,7 +18,8 @@ const PATH_BUILDERS: readonly PathBuilder[] = [itemsPaths, versionPaths, schemaP
 
 export interface BuildOpenApiInput {
   readonly schema: Schema
-  readonly versions: Collection
+  /** The versions table as a collection; null when the router serves no `/versions` (its table does not exist). */
+  readonly versions: Collection | null
   readonly info?: Omit<OpenApiOptions, 'path'>
   readonly schemaEndpoints?: boolean
 }
@@ -44,7 +45,10 @@ export function buildOpenApi({ schema, versions, info = {}, schemaEndpoints = fa
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     paths,
     components: {
-      schemas: { ...Object.assign({}, ...[...collections, versions].map(collectionSchemas)), ...errors.schemas },
+      schemas: {
+        ...Object.assign({}, ...[...collections, ...(versions ? [versions] : [])].map(collectionSchemas)),
+        ...errors.schemas,
+      },
       parameters: parameterComponents(),
       responses: errors.responses,
     },

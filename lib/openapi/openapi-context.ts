@@ -4,8 +4,11 @@ import type { Collection } from '../schema/collection'
 export interface OpenApiContext {
   /** The served collections, in definition order. */
   readonly collections: readonly Collection[]
-  /** The versions table as a collection (its Item and Filter schemas describe `/versions`). */
-  readonly versions: Collection
+  /**
+   * The versions table as a collection (its Item and Filter schemas describe `/versions`); null when the router
+   * serves no `/versions` because the table does not exist.
+   */
+  readonly versions: Collection | null
   /** Whether the router serves the schema endpoints (`schemaEndpoints`). */
   readonly schemaEndpoints: boolean
   /** A unique operation id for an action on a collection: `list_articles`. */

@@ -10,6 +10,7 @@ type Json = Record<string, unknown>
 const KEY = { type: 'string', minLength: 1, maxLength: 64 }
 
 export function versionPaths({ versions, collections }: OpenApiContext): Json {
+  if (versions === null) return {}
   const versioned = collections.filter((collection) => collection.versioning)
   const version = ref(versions, 'Item')
   const tag = ['versions']

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Db } from '../execute/db'
-import { createTableOnce, onceUntilFailure } from '../execute/create-table-once'
+import { createTableOnce } from '../execute/create-table-once'
+import type { OwnTable } from '../execute/own-table'
 import type { PrimaryKey } from '../types'
 import { dialectOf } from '../dialects'
 
@@ -39,16 +40,15 @@ export async function createIdempotencyTable(knex: Knex, table: string = DEFAULT
 }
 
 export class IdempotencyStore {
-  /** Creates the table once, on first use, when the router was asked to. */
-  readonly ready: () => Promise<void>
+  private readonly table: string
 
   constructor(
     private readonly knex: Knex,
-    private readonly table: string,
+    /** The records' table, created on first use or expected from the host's migrations. */
+    readonly own: OwnTable,
     private readonly ttlSeconds: number,
-    ensureTable: (() => Promise<void>) | null,
   ) {
-    this.ready = onceUntilFailure(ensureTable)
+    this.table = own.name
   }
 
   /** The record of `key`, unless there is none or it expired. */

@@ -162,6 +162,9 @@ function canonical(field: Field, value: unknown): unknown {
 }
 
 /** The router's bounds on payload values. */
+/** The keywords this validator adds to ajv; the OpenAPI document renames each (openapi-schema.ts). */
+export type CustomKeyword = 'int64' | 'decimalScale' | 'noNul' | 'finite' | 'decimalDigits' | 'jsonValue'
+
 export interface PayloadLimits {
   /** Deepest nesting inside a json field's value (`maxJsonDepth`). */
   readonly maxJsonDepth: number
@@ -171,40 +174,46 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
   const ajv = new Ajv({ allErrors: true, strict: false })
   addFormats(ajv)
   for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
-  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', validate: (_schema: boolean, data: unknown) => validInt64(data) })
   ajv.addKeyword({
-    keyword: 'decimalScale',
+    keyword: 'int64' satisfies CustomKeyword,
+    schemaType: 'boolean',
+    validate: (_schema: boolean, data: unknown) => validInt64(data),
+  })
+  ajv.addKeyword({
+    keyword: 'decimalScale' satisfies CustomKeyword,
     schemaType: 'number',
     validate: (scale: number, data: unknown) => decimalPlaces(data) <= scale,
   })
   ajv.addKeyword({
-    keyword: 'noNul',
+    keyword: 'noNul' satisfies CustomKeyword,
     schemaType: 'boolean',
     validate: (_schema: boolean, data: unknown) => typeof data !== 'string' || !unstorableText(data),
   })
   // JSON.parse reads `1e309` as Infinity, which would be stored as NULL.
   ajv.addKeyword({
-    keyword: 'finite',
+    keyword: 'finite' satisfies CustomKeyword,
     schemaType: 'boolean',
     validate: (_schema: boolean, data: unknown) => typeof data !== 'number' || Number.isFinite(data),
   })
   ajv.addKeyword({
-    keyword: 'decimalDigits',
+    keyword: 'decimalDigits' satisfies CustomKeyword,
     schemaType: 'number',
     errors: true,
     validate: function check(digits: number, data: unknown): boolean {
       const fits = (typeof data !== 'number' && typeof data !== 'string') || decimalIntegerDigits(data) <= digits
-      if (!fits) (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'decimalDigits', params: { digits } }]
+      if (!fits)
+        (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'decimalDigits' satisfies CustomKeyword, params: { digits } }]
       return fits
     },
   })
   ajv.addKeyword({
-    keyword: 'jsonValue',
+    keyword: 'jsonValue' satisfies CustomKeyword,
     schemaType: 'boolean',
     errors: true,
     validate: function check(_schema: boolean, data: unknown): boolean {
       const problem = jsonValueProblem(data, limits.maxJsonDepth)
-      if (problem !== null) (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'jsonValue', params: { problem } }]
+      if (problem !== null)
+        (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'jsonValue' satisfies CustomKeyword, params: { problem } }]
       return problem === null
     },
   })

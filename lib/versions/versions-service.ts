@@ -6,8 +6,8 @@ import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
 import type { FieldNode, Query } from '../query/query'
-import { onceUntilFailure } from '../execute/create-table-once'
 import type { Db } from '../execute/db'
+import type { OwnTable } from '../execute/own-table'
 import type { ItemsRepository, Page } from '../repository/items-repository'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload, PayloadValidator } from '../schema/payload-validator'
@@ -47,8 +47,6 @@ type NewVersion = Omit<Version, 'id'> & { readonly key: string; readonly hash: s
 export class VersionsService {
   /** The versions table's fields, by name. */
   readonly fields: Readonly<Record<VersionField, Field>>
-  /** Creates the table once, on first use, when the router was asked to. */
-  readonly ready: () => Promise<void>
 
   constructor(
     private readonly repository: ItemsRepository,
@@ -56,10 +54,10 @@ export class VersionsService {
     /** The versions table as an internal collection (see versions-table.ts). */
     readonly collection: Collection,
     private readonly validators: ReadonlyMap<Collection, PayloadValidator>,
-    ensureTable: (() => Promise<void>) | null,
+    /** The versions table, created on first use or expected from the host's migrations. */
+    readonly table: OwnTable,
   ) {
     this.fields = Object.fromEntries(collection.fields.map((field) => [field.name, field])) as Record<VersionField, Field>
-    this.ready = onceUntilFailure(ensureTable)
   }
 
   /** A collection that keeps versions; any other name is refused as the payload's mistake. */
@@ -79,7 +77,7 @@ export class VersionsService {
 
   /** The version of an item with this key; 404 when there is none (never the main item instead). */
   async find(collection: Collection, item: PrimaryKey, key: string): Promise<Version> {
-    await this.ready()
+    if (!(await this.table.available())) throw this.noVersion(key)
     const { fields } = this
     const id = await this.repository.firstKey(this.collection, {
       kind: 'and',
@@ -125,7 +123,7 @@ export class VersionsService {
 
   /** Every version of `collection` with this key, by item key: what a list read with `?version=` shows. */
   async withKey(collection: Collection, key: string): Promise<Map<string, Version & { itemKey: PrimaryKey }>> {
-    await this.ready()
+    if (!(await this.table.available())) return new Map()
     const { fields } = this
     const page = await this.repository.list(this.collection, {
       fields: scalarNodes(this.collection),
@@ -201,7 +199,6 @@ export class VersionsService {
     const collection = this.versionedCollection(body.collection)
     const key = this.checkKey(body.key)
     const item = parseBodyKey(collection, body.item)
-    await this.ready()
     const hash = await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()

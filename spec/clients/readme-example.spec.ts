@@ -26,7 +26,7 @@ forEachDialect((ctx) => {
   let url: string
   beforeAll(async () => {
     const app = express()
-    app.use('/api', createItemsRouter({ knex: ctx.knex, collections, logger: recordingLogger() }))
+    app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections, logger: recordingLogger() }))
     server = app.listen(0, '127.0.0.1')
     await once(server, 'listening')
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`

@@ -65,7 +65,7 @@ forEachDialect((ctx) => {
 
   beforeAll(async () => {
     const app = express()
-    app.use('/api', createItemsRouter({ knex: ctx.knex, collections, logger: recordingLogger() }))
+    app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections, logger: recordingLogger() }))
     const running = await listen(app)
     server = running.server
     url = running.url

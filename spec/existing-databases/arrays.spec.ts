@@ -22,7 +22,7 @@ const posts: CollectionDefinition = {
 forEachDialect((ctx: DialectContext) => {
   if (ctx.name !== 'postgres') {
     it(`${ctx.name}: an array field is a ConfigError at router creation`, () => {
-      const build = (): unknown => createItemsRouter({ knex: ctx.knex, collections: { posts } })
+      const build = (): unknown => createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { posts } })
       expect(build).toThrow(ConfigError)
       expect(build).toThrow('collections.posts.fields.tags: array fields need PostgreSQL')
     })
@@ -42,7 +42,7 @@ forEachDialect((ctx: DialectContext) => {
         (null, null, null, null, null),
         ('{foot,NULL}', '{3,NULL}', null, null, null)`)
       app = express()
-      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { posts }, logger: recordingLogger() }))
+      app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { posts }, logger: recordingLogger() }))
     })
     afterAll(() => ctx.knex.raw('drop table if exists xd_posts'))
 

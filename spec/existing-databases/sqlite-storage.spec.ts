@@ -42,7 +42,7 @@ forEachDialect((ctx: DialectContext) => {
         fields: { id: { type: 'integer', primaryKey: true }, at: { type: 'timestamp', storage: 'epochMs' } },
       }
       const app = express()
-      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { typed }, logger: recordingLogger() }))
+      app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { typed }, logger: recordingLogger() }))
       const created = await request(app).post('/api/items/typed').send({ id: 1, at: '2025-06-15T07:10:52.123+02:00' })
       expect(created.body.data).toEqual({ id: 1, at: '2025-06-15T05:10:52.123Z' })
       const found = await request(app)
@@ -80,7 +80,7 @@ forEachDialect((ctx: DialectContext) => {
       // A row written by SQLite's own clock, as a column default.
       await knex.raw("insert into xd_events (label) values ('now')")
       app = express()
-      app.use('/api', createItemsRouter({ knex, collections: { events }, logger: recordingLogger() }))
+      app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections: { events }, logger: recordingLogger() }))
     })
 
     const ids = async (query: Record<string, unknown>): Promise<number[]> => {

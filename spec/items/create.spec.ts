@@ -126,6 +126,7 @@ forEachDialect((ctx) => {
         '/api',
         createItemsRouter({
           knex: ctx.knex,
+          defaultAccess: true,
           logger: recordingLogger(),
           collections: {
             ...collections,

@@ -107,12 +107,16 @@ forEachDialect((ctx) => {
       await createTables(ctx.knex, { kinds })
       app = express()
       // Chunks of 4 rows: every export below crosses chunk boundaries.
-      app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { kinds }, maxLoadedRows: 4, logger: recordingLogger() }))
+      app.use(
+        '/api',
+        createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { kinds }, maxLoadedRows: 4, logger: recordingLogger() }),
+      )
       unkept = express()
       unkept.use(
         '/api',
         createItemsRouter({
           knex: ctx.knex,
+          defaultAccess: true,
           collections: { kinds },
           maxLoadedRows: 4,
           preparedStatements: false,
@@ -254,7 +258,10 @@ forEachDialect((ctx) => {
         },
       })
       try {
-        const other = express().use('/api', createItemsRouter({ knex: styled, collections: { kinds }, logger: recordingLogger() }))
+        const other = express().use(
+          '/api',
+          createItemsRouter({ knex: styled, defaultAccess: true, collections: { kinds }, logger: recordingLogger() }),
+        )
         await ctx.knex('xc_kinds').del()
         await ctx.knex('xc_kinds').insert({ day: '2020-01-02', label: 'dated' })
         const csv = await request(other).get('/api/items/kinds?limit=-1&fields=id,day,label&export=csv').buffer(true)

@@ -597,7 +597,7 @@ forEachDialect((ctx) => {
     ])('host query parser %s: bracket filters still apply', async (_label, parser) => {
       const host = express()
       host.set('query parser', parser)
-      host.use('/api', createItemsRouter({ knex: ctx.knex, collections, logger: recordingLogger() }))
+      host.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections, logger: recordingLogger() }))
       const response = await request(host).get('/api/items/articles?filter[rating][_eq]=5&fields[]=id&limit=-1&sort=id')
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ data: fiveStars.map((id) => ({ id })) })

@@ -10,6 +10,7 @@ import { collections } from '../../fixtures/schema'
 import { createItemsRouter, ConfigError, type ItemsRouterOptions } from '../../lib'
 import { errorStatuses } from '../../lib/errors'
 import { fixtureDocument } from './fixture-document'
+import { recordingLogger } from '../support/app'
 
 // The validator is an ES module only; a child process loads it without jest's CommonJS module system.
 function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown } {
@@ -97,7 +98,7 @@ describe('the openapi option', () => {
   afterAll(() => knex.destroy())
   const app = (openapi: ItemsRouterOptions['openapi']) => {
     const host = express()
-    host.use('/api', createItemsRouter({ knex, collections, openapi }))
+    host.use('/api', createItemsRouter({ knex, defaultAccess: true, collections, openapi, logger: recordingLogger() }))
     return host
   }
 

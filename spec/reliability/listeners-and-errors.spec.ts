@@ -30,7 +30,13 @@ forEachDialect((ctx) => {
   function host(options: Partial<ItemsRouterOptions> = {}): Host {
     const logger = messageLogger()
     const hostErrors: unknown[] = []
-    const router = createItemsRouter({ knex: ctx.knex, collections: { ...collections, ...GHOSTS }, logger, ...options })
+    const router = createItemsRouter({
+      knex: ctx.knex,
+      defaultAccess: true,
+      collections: { ...collections, ...GHOSTS },
+      logger,
+      ...options,
+    })
     const app = express()
     app.use('/api', router)
     const hostHandler: ErrorRequestHandler = (error, _req, res, _next) => {

@@ -65,7 +65,7 @@ async function twoServers(ctx: DialectContext): Promise<TwoServers> {
 
 function appOn(knex: Knex, hooks: Hooks = {}): Express {
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections: { settings: { ...collections.settings, hooks } } }))
+  app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections: { settings: { ...collections.settings, hooks } } }))
   return app
 }
 
@@ -131,7 +131,10 @@ forEachDialect((ctx) => {
           id: { type: 'integer', primaryKey: true, autoIncrement: true, generated: true },
           label: { type: 'string' },
         } as const
-        app.use('/api', createItemsRouter({ knex: ctx.knex, collections: { fixed_key_identity: { singleton: true, fields } } }))
+        app.use(
+          '/api',
+          createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: { fixed_key_identity: { singleton: true, fields } } }),
+        )
         await ctx.knex.raw('select setval(pg_get_serial_sequence(?, ?), 41)', ['fixed_key_identity', 'id'])
         const response = await request(app).patch('/api/items/fixed_key_identity').send({ label: 'one' })
         expect(response.status).toBe(200)

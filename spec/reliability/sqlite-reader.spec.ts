@@ -56,7 +56,10 @@ suite('sqliteReader', () => {
 
   const app = (options: Partial<ItemsRouterOptions> = {}): Express => {
     const host = express()
-    host.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), replica: { knex: reader }, ...options }))
+    host.use(
+      '/api',
+      createItemsRouter({ knex, defaultAccess: true, collections, logger: recordingLogger(), replica: { knex: reader }, ...options }),
+    )
     host.get('/host/ping', (_req, res) => {
       res.json({ pong: true })
     })
@@ -98,7 +101,7 @@ suite('sqliteReader', () => {
 
   it('answers reads as the host connection does, every statement on the reader', async () => {
     const withReader = app()
-    const without = express().use('/api', createItemsRouter({ knex, collections, logger: recordingLogger() }))
+    const without = express().use('/api', createItemsRouter({ knex, defaultAccess: true, collections, logger: recordingLogger() }))
     const reads = [
       '/api/items/rx_items?limit=3&fields=id,label,parent.label,children&sort=-id&meta=*',
       '/api/items/rx_items/17?fields=*,children.label',
@@ -120,7 +123,7 @@ suite('sqliteReader', () => {
 
   it("folds a read by id's key lists into its one statement on the reader, where each statement crosses to a thread", async () => {
     const withReader = app()
-    const without = express().use('/api', createItemsRouter({ knex, collections, logger: recordingLogger() }))
+    const without = express().use('/api', createItemsRouter({ knex, defaultAccess: true, collections, logger: recordingLogger() }))
     const path = '/api/items/rx_items/17' // `*`: its `children` keys
     const on = await statementsOf(knex, reader, () => request(withReader).get(path).expect(200))
     const off = await statementsOf(knex, reader, () => request(without).get(path).expect(200))
@@ -161,7 +164,7 @@ suite('sqliteReader', () => {
 
   it('without a reader, the same read holds every other request until it ends', async () => {
     const served = express()
-      .use('/api', createItemsRouter({ knex, collections, logger: recordingLogger() }))
+      .use('/api', createItemsRouter({ knex, defaultAccess: true, collections, logger: recordingLogger() }))
       .get('/host/ping', (_req, res) => {
         res.json({ pong: true })
       })

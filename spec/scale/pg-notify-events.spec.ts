@@ -26,7 +26,7 @@ forEachDialect((ctx) => {
   let listener: Knex
 
   beforeAll(async () => {
-    const router = createItemsRouter({ knex: ctx.knex, collections, logger: recordingLogger() })
+    const router = createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections, logger: recordingLogger() })
     app = express().use('/api', router)
     stopForwarding = forwardEvents(router.events, ctx.knex, CHANNEL, 'process-a')
     heard = []

@@ -10,9 +10,10 @@ export function recordingLogger(): ItemsRouterOptions['logger'] & { errors: unkn
   return { errors, error: (_message, error) => errors.push(error), warn: () => undefined }
 }
 
+/** The fixtures' app; writes are open (`defaultAccess: true`) unless `options` says otherwise. */
 export function createApp(knex: Knex, options: Partial<ItemsRouterOptions> = {}): Express {
   const app = express()
-  app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), ...options }))
+  app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true, ...options }))
   // Requests the router does not serve must reach the host's own routes.
   app.get('/api/health', (_req, res) => {
     res.json({ ok: true })

@@ -117,7 +117,14 @@ forEachDialect((ctx: DialectContext) => {
     const logger = recordingLogger()
     const configured: Record<string, CollectionDefinition> = { ...collections }
     for (const [name, extra] of Object.entries(setup)) configured[name] = { ...collections[name as Name], ...extra }
-    const router = createItemsRouter({ knex: ctx.knex, collections: configured, logger, context: () => ({ ...CONTEXT }), ...options })
+    const router = createItemsRouter({
+      knex: ctx.knex,
+      defaultAccess: true,
+      collections: configured,
+      logger,
+      context: () => ({ ...CONTEXT }),
+      ...options,
+    })
     const app = express()
     app.use('/api', router)
     const events: Array<[string, ItemsEvent]> = []
