@@ -22,7 +22,7 @@ forEachDialect((ctx) => {
       knex = await openRentalDatabase(ctx.name, ctx.knex)
       const collections = await readCollections(knex, { logger: { warn: () => undefined } })
       app = express()
-      app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger() }))
+      app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true }))
     })
     afterAll(() => closeRentalDatabase(ctx.name, knex))
 

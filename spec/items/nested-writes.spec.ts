@@ -622,6 +622,7 @@ forEachDialect((ctx) => {
       it('before hooks see each nested row in the transaction; events follow the commit, in the order written', async () => {
         const seen: string[] = []
         const hooked = createItemsRouter({
+          defaultAccess: true,
           knex: ctx.knex,
           collections: {
             ...collections,

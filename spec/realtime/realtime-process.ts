@@ -31,7 +31,7 @@ export function brokerFor(setup: ProcessSetup): RealtimeBroker {
 async function main(): Promise<void> {
   const setup = JSON.parse(process.env.REALTIME_PROCESS!) as ProcessSetup
   const knex = knexFactory(setup.knex)
-  const router = createItemsRouter({ knex, collections, logger: { error: () => undefined, warn: () => undefined } })
+  const router = createItemsRouter({ knex, collections, defaultAccess: true, logger: { error: () => undefined, warn: () => undefined } })
   const server = createServer(express().use('/api', router))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const realtime = router.attachRealtime(server, { path: '/api/websocket', authenticate: tokenCaller, broker: brokerFor(setup) })

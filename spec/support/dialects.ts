@@ -3,11 +3,15 @@ import type { Knex } from 'knex'
 import { resetTables, type SeedOptions } from '../../fixtures/seed'
 import { dialectOf, type DialectName } from '../../lib/dialects'
 import { openFixtures, selectedDialects, UNREACHABLE_ENV } from './databases'
+import { isServerProbe } from './server-probes'
 
 export interface QueryCount<T> {
   result: T
+  /** The statements the request sent: the router's questions about the server (see server-probes) left out. */
   count: number
   sql: string[]
+  /** The router's questions about the server sent meanwhile: once per router, before its first request. */
+  probes: string[]
 }
 
 export interface DialectContext {
@@ -16,7 +20,10 @@ export interface DialectContext {
   readonly knex: Knex
   /** Deletes every fixture row and seeds again (for `beforeEach` in specs that write). */
   reset(options?: SeedOptions): Promise<void>
-  /** Runs `fn` and reports the statements this knex instance sent meanwhile (transaction BEGIN/COMMIT included). */
+  /**
+   * Runs `fn` and reports the statements this knex instance sent meanwhile (transaction BEGIN/COMMIT included), and
+   * apart from them the router's questions about the server.
+   */
   countQueries<T>(fn: () => Promise<T>): Promise<QueryCount<T>>
 }
 
@@ -39,13 +46,15 @@ function createContext(name: DialectName): OwnedContext {
     reset: (options) => resetTables(knex(), options),
     async countQueries(fn) {
       const sql: string[] = []
+      const probes: string[] = []
       const listener = (query: { sql: string }): void => {
-        sql.push(query.sql)
+        if (isServerProbe(query.sql)) probes.push(query.sql)
+        else sql.push(query.sql)
       }
       knex().on('query', listener)
       try {
         const result = await fn()
-        return { result, count: sql.length, sql }
+        return { result, count: sql.length, sql, probes }
       } finally {
         knex().off('query', listener)
       }

@@ -31,7 +31,7 @@ export async function startRealtimeHost(
   realtimeOptions: RealtimeOptions = {},
   routerOptions: Partial<ItemsRouterOptions> = {},
 ): Promise<RealtimeHost> {
-  const router = createItemsRouter({ knex, collections, logger: recordingLogger(), ...routerOptions })
+  const router = createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true, ...routerOptions })
   const app = express().use('/api', router)
   const server = createServer(app)
   server.listen(0, '127.0.0.1')

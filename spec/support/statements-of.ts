@@ -1,11 +1,6 @@
 // Test support: which knex instance ran each statement, for specs of read routing (a replica, a SQLite reader).
 import type { Knex } from 'knex'
-
-/**
- * What a router asks each server once, in its ready gate before its first request (Dialect.serverTraits): not a
- * statement of the request itself.
- */
-const isServerProbe = (sql: string): boolean => /select version\(\)|from pg_rewrite|from sqlite_master where type = 'trigger'/.test(sql)
+import { isServerProbe } from './server-probes'
 
 /** The SQL each instance sent while `fn` ran, but the router's questions about the server. */
 export async function statementsOf(
