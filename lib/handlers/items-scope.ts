@@ -3,18 +3,19 @@
 import type { Request, RequestHandler, Response } from 'express'
 import { CallerAccess, hasFullAccess } from '../access/caller-access'
 import { ForbiddenError } from '../errors'
-import { parseQuery, parseSelection } from '../query/parse-query'
+import { parseSelection } from '../query/parse-query'
 import type { ParserOptions } from '../query/parser-options'
 import type { Query, Selection } from '../query/query'
 import { readQueryBody } from '../query/read-query-body'
 import { queryKey } from '../query/query-cache'
-import { readQueryString, type RawQuery } from '../query/read-query-string'
+import { readQueryString } from '../query/read-query-string'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, Logger, PrimaryKey } from '../types'
 import { encodeCursor } from '../query/cursor'
 import type { VersionsService } from '../versions/versions-service'
 import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
+import { parseHooked } from './hooked-query'
 import { idempotent, type Answer } from './idempotent'
 import { isPromiseLike } from '../is-promise-like'
 import { readBody, resolveCaller, routeNotFound } from './request'
@@ -82,16 +83,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.url, services.queryString)
     const raw = req.method === 'SEARCH' ? readQueryBody(readBody(req), inUrl, services.queryString) : inUrl
-    // Only a hook gets a copy to change, and its meta.
-    const hooked = services.lifecycle.has(collection, 'beforeRead')
-      ? await services.lifecycle.before(
-          collection,
-          'beforeRead',
-          { ...raw },
-          { collection: collection.name, context: access.context, db: services.knex },
-        )
-      : raw
-    return parseQuery(hooked as RawQuery, collection, parser())
+    return parseHooked(raw, collection, access, services)
   }
   // A beforeRead hook may answer each caller differently, and a SEARCH reads its query from the body.
   const kept = (): string | null =>

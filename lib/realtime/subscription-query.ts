@@ -2,11 +2,10 @@
 // through the caller's view, as the router parses a request's: the same parser, limits and `beforeRead` hook.
 import type { CallerAccess } from '../access/caller-access'
 import { InvalidQueryError } from '../errors'
-import { extended } from '../extended'
-import { parseQuery } from '../query/parse-query'
 import type { FieldNode, Query } from '../query/query'
 import { readQueryBody } from '../query/read-query-body'
 import type { RawQuery } from '../query/read-query-string'
+import { parseHooked } from '../handlers/hooked-query'
 import type { Services } from '../handlers/services'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
@@ -47,15 +46,7 @@ export async function parseSocketQuery(
   subscription: boolean,
 ): Promise<Query> {
   const raw = rawParameters(query, services, subscription ? SUBSCRIPTION_PARAMETERS : null)
-  const hooked = services.lifecycle.has(collection, 'beforeRead')
-    ? await services.lifecycle.before(
-        collection,
-        'beforeRead',
-        { ...raw },
-        { collection: collection.name, context: access.context, db: services.knex },
-      )
-    : raw
-  return parseQuery(hooked as RawQuery, collection, extended(services.parser, { schema: access.view, variables: access.variables }))
+  return parseHooked(raw, collection, access, services)
 }
 
 /** The output name of the key a subscription's reads add: no field can have it, so it never meets one. */

@@ -1,9 +1,10 @@
 // One caller's writes to one collection, in the order the README documents: access → before hook →
 // validate → write → commit → after hook and events. Everything between the first two arrows shares one
 // transaction, so a refusal or a throwing hook anywhere leaves nothing written.
+import { collectErrors } from './collect-errors'
 import type { CallerAccess, WriteRule } from '../access/caller-access'
 import { validationErrors } from '../access/check-validation'
-import { ForbiddenError, InvalidPayloadError, ItemsError, ItemsErrorList, NotFoundError } from '../errors'
+import { ForbiddenError, InvalidPayloadError, ItemsErrorList, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import type { FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
@@ -39,23 +40,6 @@ export interface Change {
 
 /** A payload as after hooks and events see it: plain JSON values by field name. */
 const toItem = (payload: Payload): Item => Object.fromEntries([...payload].map(([field, value]) => [field.name, value]))
-
-/** Runs every check before throwing, so one response reports every problem of every item. */
-function collectErrors<T, R>(inputs: readonly T[], check: (input: T, index: number) => R): R[] {
-  const errors: ItemsError[] = []
-  const results = inputs.map((input, index) => {
-    try {
-      return check(input, index)
-    } catch (error) {
-      if (error instanceof ItemsErrorList) errors.push(...error.errors)
-      else if (error instanceof ItemsError) errors.push(error)
-      else throw error
-      return undefined as R
-    }
-  })
-  if (errors.length > 0) throw new ItemsErrorList(errors)
-  return results
-}
 
 /**
  * The key a singleton's row is created with when the database would assign one: every server picks the same,

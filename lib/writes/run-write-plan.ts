@@ -2,8 +2,9 @@
 // are one batch (one multi-row INSERT, one UPDATE per distinct payload), so the statements grow with the levels
 // and batches of the plan, not with its rows. Every nested write is held to the rules of its own collection, as
 // if it were a request of its own: the caller's access rule, presets, validation, hooks.
+import { collectErrors } from './collect-errors'
 import type { CallerAccess, WriteRule } from '../access/caller-access'
-import { ItemsError, ItemsErrorList, NotFoundError } from '../errors'
+import { NotFoundError } from '../errors'
 import type { Db } from '../execute/db'
 import { keyId } from '../repository/item-loader'
 import type { ItemsRepository, UpdateSet } from '../repository/items-repository'
@@ -60,23 +61,6 @@ async function at<T>(place: Place, work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw atPath(error, place)
   }
-}
-
-/** Runs every check before throwing, so one answer reports each bad item. */
-function checkEach<T, R>(inputs: readonly T[], check: (input: T, index: number) => R): R[] {
-  const errors: ItemsError[] = []
-  const results = inputs.map((input, index) => {
-    try {
-      return check(input, index)
-    } catch (error) {
-      if (error instanceof ItemsErrorList) errors.push(...error.errors)
-      else if (error instanceof ItemsError) errors.push(error)
-      else throw error
-      return undefined as R
-    }
-  })
-  if (errors.length > 0) throw new ItemsErrorList(errors)
-  return results
 }
 
 /** The payload names of an item, relations included, as its writer checks them. */
@@ -167,7 +151,7 @@ export class PlanRun {
       )
     }
     const checks = this.setup.checksOf(collection)
-    const payloads = checkEach(writes, (write, index) =>
+    const payloads = collectErrors(writes, (write, index) =>
       this.atItem(write, () => checks.validate(rule, 'create', inputs[index], undefined)),
     )
     const { keys } = await this.refused(collection, sharedPlace(writes), () =>
@@ -205,7 +189,7 @@ export class PlanRun {
       )
     }
     const checks = this.setup.checksOf(collection)
-    const payloads = checkEach(writes, (write, index) =>
+    const payloads = collectErrors(writes, (write, index) =>
       this.atItem(write, () => checks.validate(rule, 'update', inputs[index], undefined)),
     )
     // Writes with the same payload share one UPDATE (a set of links, of detaches).
@@ -403,7 +387,7 @@ export class PlanRun {
   /** The writer's own check of the payloads' names, each reported at its item's path. */
   private checks(collection: Collection, rule: WriteRule, action: WriteAction, datas: readonly unknown[], writes: readonly Place[]): void {
     const checks = this.setup.checksOf(collection)
-    checkEach(datas, (data, index) => this.atItem(writes[index]!, () => checks.assertWritable(rule, action, [data], () => undefined)))
+    collectErrors(datas, (data, index) => this.atItem(writes[index]!, () => checks.assertWritable(rule, action, [data], () => undefined)))
   }
 
   /** Runs a check of one item, its errors reported at the item's place. */
