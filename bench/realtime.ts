@@ -10,18 +10,19 @@
 //   the commit to have happened at: order sent + half the median IPC echo + that duration, all in this process's
 //   clock, and every delivery's arrival in this process's clock too. Which subscribers get a frame is checked
 //   against what each may see (authors of other articles: nothing).
-// - Memory per idle connection and per idle subscription: the router process's heap and RSS after a full
-//   collection, with no connection, with the connections only, and with one subscription on each, divided.
+// - Memory per idle connection and per idle subscription: the router process's heap after a full collection
+//   with no connection, with the connections only, and with one subscription on each, divided (RSS shown whole).
 // - What subscriptions add to the write path: the router process's CPU time per write in a loop of updates of one
 //   item (from a load child process, bench/load.ts) with no subscription and with every subscriber subscribed,
 //   alternated round by round; the CPU counts until the last delivery arrived.
-// Prints the tables and writes them to bench/REALTIME.md. `npm run bench:realtime`; BENCH_DIALECTS narrows the
-// one-process databases (default all), RT_BROKERS the brokers (postgres,redis; empty: none), RT_SUBSCRIBERS (1000),
-// RT_WRITES (timed writes per setup, 40), RT_ROUNDS (6), RT_ROUND_MS (750) and RT_CONCURRENCY (4) tune it,
-// RT_PROFILE=dir writes a CPU profile of each router process there, BENCH_WRITE=0 leaves the results file alone.
+// Prints the tables and writes them to bench/REALTIME.md, keeping its hand-written `## Reading` section.
+// `npm run bench:realtime` (about 4 minutes); BENCH_DIALECTS narrows the one-process databases (default all),
+// RT_BROKERS the brokers (postgres,redis; empty: none), RT_SUBSCRIBERS (1000), RT_WRITES (timed writes per setup,
+// 40), RT_ROUNDS (6), RT_ROUND_MS (750) and RT_CONCURRENCY (4) tune it, RT_PROFILE=dir writes a CPU profile of
+// each router process there, BENCH_WRITE=0 leaves the results file alone.
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import WebSocket from 'ws'
@@ -575,6 +576,15 @@ function costTable(rows: readonly WriteCost[]): string[] {
   ]
 }
 
+const RESULTS = path.join(__dirname, 'REALTIME.md')
+
+/** The hand-written reading at the end of the results file, from its heading on: kept when the figures are rewritten. */
+function reading(): string {
+  const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : ''
+  const at = text.indexOf('\n## Reading')
+  return at < 0 ? '' : text.slice(at)
+}
+
 async function main(): Promise<void> {
   const latencies: Latency[] = []
   const costs: WriteCost[] = []
@@ -653,7 +663,7 @@ async function main(): Promise<void> {
     ...(skipped.length > 0 ? ['Skipped: ' + skipped.join('; '), ''] : []),
   ].join('\n')
   console.log(`\n${report}`)
-  if (process.env.BENCH_WRITE !== '0') writeFileSync(path.join(__dirname, 'REALTIME.md'), report)
+  if (process.env.BENCH_WRITE !== '0') writeFileSync(RESULTS, report + reading())
 }
 
 main().catch((error: unknown) => {
