@@ -13,7 +13,8 @@ import { InvalidQueryError } from '../errors'
 import { columnValue, fromStorage, selectColumn, toStorage } from '../sql/storage'
 import { arrayKeys, compileAfter, keyColumn, keyColumns, rowKeys, type SortTerm } from '../sql/keyset'
 import { Shape } from '../query/query-shape'
-import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
+import { PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
+import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
 import { LruMap } from '../lru-map'
 import type { Db } from '../execute/db'
 import { postProcessesResponses } from '../knex-adapter'
@@ -76,8 +77,15 @@ const functionColumn = (output: string): string => `__items_fn_${output}`
  * (`(select s1.name from authors s1 where s1.id = articles.author)`). Subqueries, unlike joins, never repeat
  * rows; a missing related item, or one outside the hop's scope, reads as NULL and sorts with the NULLs.
  */
-function sortExpression(knex: Knex, collection: Collection, node: SortNode, dialect: Dialect, joins?: CountJoins): SqlFragment {
-  if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder(), joins)
+function sortExpression(
+  knex: Knex,
+  collection: Collection,
+  node: SortNode,
+  dialect: Dialect,
+  values: ValueSlots,
+  joins?: CountJoins,
+): SqlFragment {
+  if (node.operand) return compileOperand(node.operand, collection.table, dialect, () => knex.queryBuilder(), values, joins)
   const first = node.path[0]?.field ?? node.field
   let value: SqlFragment = columnValue(first, `${collection.table}.${first.column}`, dialect)
   node.path.forEach(({ related, scope }, index) => {
@@ -89,7 +97,7 @@ function sortExpression(knex: Knex, collection: Collection, node: SortNode, dial
       .from({ [alias]: related.table })
       .select(knex.raw(read.sql, read.bindings as Knex.RawBinding[]))
       .whereRaw(`?? = ${value.sql}`, [`${alias}.${related.primaryKey.column}`, ...value.bindings])
-    if (scope) compileFilter(hop, scope, dialect, alias)
+    if (scope) compileFilter(hop, scope, dialect, alias, values)
     value = { sql: '?', bindings: [hop] }
   })
   return value
@@ -249,7 +257,7 @@ export class ItemLoader {
       ? await this.shape(db, collection, fields, rows, budget, joined)
       : this.shapeRows(collection, fields, rows)
     const lastRow = rows[rows.length - 1]
-    return { items, last: lastRow === undefined ? null : rowKeys(lastRow, this.sortTerms(collection, selection), this.dialect) }
+    return { items, last: lastRow === undefined ? null : rowKeys(lastRow, this.sortTerms(collection, selection, OWN_VALUES), this.dialect) }
   }
 
   /**
@@ -257,7 +265,7 @@ export class ItemLoader {
    * fields a row can answer (`readFromRow`, which the writer checks before it asks).
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] {
-    return this.columns(collection, fields)
+    return this.columns(collection, fields, OWN_VALUES)
   }
 
   /**
@@ -276,9 +284,9 @@ export class ItemLoader {
    * columns, and the list's filter, search, keyset, order, LIMIT and OFFSET, as `loadKeyed` would read them.
    */
   csvStatement(db: Db, collection: Collection, selection: Selection, cells: readonly SqlFragment[]): Knex.QueryBuilder {
-    const joins = this.countJoins(collection)
+    const joins = this.countJoins(collection, OWN_VALUES)
     const columns = cells.map((cell) => this.knex.raw(cell.sql, [...cell.bindings]))
-    return this.chunkStatement(db, collection, selection, columns, this.sortTerms(collection, selection, joins), joins)
+    return this.chunkStatement(db, collection, selection, columns, this.sortTerms(collection, selection, OWN_VALUES, joins), joins)
   }
 
   /**
@@ -292,8 +300,8 @@ export class ItemLoader {
     fields: readonly Field[],
     selection: Selection,
   ): Promise<{ items: unknown[][]; last: unknown[] | null }> {
-    const joins = this.countJoins(collection)
-    const terms = this.sortTerms(collection, selection, joins)
+    const joins = this.countJoins(collection, OWN_VALUES)
+    const terms = this.sortTerms(collection, selection, OWN_VALUES, joins)
     const columns = [...fields.map((field) => selectColumn(this.knex, field, this.dialect)), ...keyColumns(this.knex, terms, this.dialect)]
     const qb = this.chunkStatement(db, collection, selection, columns, terms, joins)
     // A driver that ignored the option answered objects: their columns by name (Object.values would put a
@@ -321,9 +329,9 @@ export class ItemLoader {
     joins: CountJoins,
   ): Knex.QueryBuilder {
     const qb = db(collection.table).select([...columns])
-    this.where(qb, collection, selection, joins)
+    this.where(qb, collection, selection, OWN_VALUES, joins)
     if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
-    const order = this.orderTerms(collection, selection, joins)
+    const order = this.orderTerms(collection, selection, OWN_VALUES, joins)
     joins.applyTo(qb)
     if (order.sql) qb.orderByRaw(order.sql, order.bindings)
     if (selection.limit !== null) qb.limit(selection.limit)
@@ -335,10 +343,10 @@ export class ItemLoader {
   async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     if (query.limit === 0) return []
     const shape = query.search === null ? new Shape('aggregate').schema(collection).filter(query.filter).aggregate(query.aggregate) : null
-    const rows = await this.plans.select(db, shape, { limit: query.limit, offset: query.offset }, () => {
+    const rows = await this.plans.select(db, shape, { limit: query.limit, offset: query.offset }, (values) => {
       const qb = db(collection.table)
-      const joins = this.countJoins(collection)
-      this.where(qb, collection, query, joins)
+      const joins = this.countJoins(collection, values)
+      this.where(qb, collection, query, values, joins)
       joins.applyTo(qb)
       return aggregateStatement(this.knex, qb, collection, query.aggregate, this.dialect)
     })
@@ -346,35 +354,47 @@ export class ItemLoader {
   }
 
   /** Adds the selection's filter and search to `qb`; its counts go to `joins`, which the caller applies. */
-  where(qb: Knex.QueryBuilder, collection: Collection, selection: Pick<Selection, 'filter' | 'search'>, joins?: CountJoins): void {
+  where(
+    qb: Knex.QueryBuilder,
+    collection: Collection,
+    selection: Pick<Selection, 'filter' | 'search'>,
+    values: ValueSlots,
+    joins?: CountJoins,
+  ): void {
     joins?.collect(selection.filter)
-    if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table, joins)
+    if (selection.filter) compileFilter(qb, selection.filter, this.dialect, collection.table, values, joins)
     if (selection.search !== null) compileSearch(qb, selection.search, this.dialect)
   }
 
   /** Collects the counts of one query on the collection's table, to join them once (see CountJoins). */
-  countJoins(collection: Collection): CountJoins {
-    return new CountJoins(collection.table, () => this.knex.queryBuilder(), this.dialect)
+  countJoins(collection: Collection, values: ValueSlots): CountJoins {
+    return new CountJoins(collection.table, () => this.knex.queryBuilder(), this.dialect, values)
   }
 
   /** The primary key, the columns `fields` reads, and `extra` (a foreign key to group by). */
-  private columns(collection: Collection, fields: readonly FieldNode[], extra?: Field, joins?: CountJoins): (string | Knex.Raw)[] {
+  private columns(
+    collection: Collection,
+    fields: readonly FieldNode[],
+    values: ValueSlots,
+    extra?: Field,
+    joins?: CountJoins,
+  ): (string | Knex.Raw)[] {
     const columns = readFields(collection, fields)
     if (extra) columns.add(extra)
     const computed = fields.flatMap((node) => {
       if (node.kind !== 'function') return []
-      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect, () => this.knex.queryBuilder(), joins)
+      const { sql, bindings } = compileOperand(node.operand, collection.table, this.dialect, () => this.knex.queryBuilder(), values, joins)
       return [this.knex.raw(`${sql} as ??`, [...bindings, functionColumn(node.output)])]
     })
     return [...[...columns].map((field) => selectColumn(this.knex, field, this.dialect)), ...computed]
   }
 
-  private sortTerms(collection: Collection, selection: Selection, joins?: CountJoins): SortTerm[] {
-    return selection.sort.map((node) => ({ node, expression: sortExpression(this.knex, collection, node, this.dialect, joins) }))
+  private sortTerms(collection: Collection, selection: Selection, values: ValueSlots, joins?: CountJoins): SortTerm[] {
+    return selection.sort.map((node) => ({ node, expression: sortExpression(this.knex, collection, node, this.dialect, values, joins) }))
   }
 
-  private orderTerms(collection: Collection, selection: Selection, joins?: CountJoins): SqlFragment {
-    const terms = this.sortTerms(collection, selection, joins).map(({ node, expression }) =>
+  private orderTerms(collection: Collection, selection: Selection, values: ValueSlots, joins?: CountJoins): SqlFragment {
+    const terms = this.sortTerms(collection, selection, values, joins).map(({ node, expression }) =>
       this.dialect.orderBy(expression, node.direction, !node.operand && node.field.spec.text, mayBeNull(node)),
     )
     return { sql: terms.map((term) => term.sql).join(', '), bindings: terms.flatMap((term) => term.bindings) }
@@ -419,9 +439,9 @@ export class ItemLoader {
    * list's order, then aggregated into `[rank, key]` pairs (see `unfoldKeys`). The parent's key, the LIMIT
    * and the OFFSET are bound, so no subquery refers to the outer row (MariaDB's derived tables cannot).
    */
-  private foldedList(list: number, { node, bound }: FoldedList, slots: readonly unknown[]): Knex.Raw {
+  private foldedList(list: number, { node, bound }: FoldedList, slots: readonly unknown[], values: ValueSlots): Knex.Raw {
     const { related } = node
-    const order = this.orderTerms(related, node.selection)
+    const order = this.orderTerms(related, node.selection, values)
     const page = bound.length > 2 ? 'limit ? offset ?' : 'limit ?'
     return this.knex.raw(
       `(select ${this.dialect.keyPairs} from (select ?? as ??, row_number() over (order by ${order.sql}) as ?? from ?? ` +
@@ -469,18 +489,18 @@ export class ItemLoader {
     // Only a statement compiled afresh needs them: a kept plan holds its text.
     let links: PageLinks | undefined
     const linked = (): PageLinks => (links ??= this.pageLinks(collection, fields, selection, joined))
-    const compile = (): Knex.QueryBuilder => {
-      const joins = this.countJoins(collection)
-      const qb = db(collection.table).select(this.columns(collection, fields, undefined, joins))
-      const slots = boundList(bound)
+    const compile = (values: ValueSlots): Knex.QueryBuilder => {
+      const joins = this.countJoins(collection, values)
+      const qb = db(collection.table).select(this.columns(collection, fields, values, undefined, joins))
+      const slots = values.list(bound)
       let next = 0
       folded.forEach((list, index) => {
-        qb.select(this.foldedList(index, list, slots.slice(next, next + list.bound.length)))
+        qb.select(this.foldedList(index, list, slots.slice(next, next + list.bound.length), values))
         next += list.bound.length
       })
-      this.where(qb, collection, selection, joins)
+      this.where(qb, collection, selection, values, joins)
       if (keyed || selection.after || joined.length > 0) {
-        const terms = this.sortTerms(collection, selection, joins)
+        const terms = this.sortTerms(collection, selection, values, joins)
         if (keyed) qb.select(keyColumns(this.knex, terms, this.dialect))
         if (selection.after) compileAfter(qb, terms, selection.after, this.dialect)
         if (joined.length > 0) {
@@ -495,7 +515,7 @@ export class ItemLoader {
           })
         }
       }
-      const order = this.orderTerms(collection, selection, joins)
+      const order = this.orderTerms(collection, selection, values, joins)
       joins.applyTo(qb)
       if (order.sql) qb.orderByRaw(order.sql, order.bindings)
       return qb
@@ -750,13 +770,13 @@ export class ItemLoader {
         db,
         shape,
         page,
-        () => {
-          const qb = db(collection.table).select(this.columns(collection, fields))
-          const bound = boundList(stored)
+        (values) => {
+          const qb = db(collection.table).select(this.columns(collection, fields, values))
+          const bound = values.list(stored)
           // One key is `=`, as in compile-comparison.ts's lists.
           if (bound.length === 1) qb.where(pk.column, bound[0]!)
           else qb.whereIn(pk.column, bound)
-          if (scope) compileFilter(qb, scope, this.dialect, collection.table)
+          if (scope) compileFilter(qb, scope, this.dialect, collection.table, values)
           return qb
         },
         stored,
@@ -833,10 +853,10 @@ export class ItemLoader {
       selection.search === null
         ? new Shape(kind).schema(related).columns(fields).schema(foreignKey).filter(scoped.filter).sort(selection.sort)
         : null
-    const plain = (): Knex.QueryBuilder => {
-      const qb = db(related.table).select(this.columns(related, fields, foreignKey))
-      this.where(qb, related, scoped)
-      const order = this.orderTerms(related, selection)
+    const plain = (values: ValueSlots): Knex.QueryBuilder => {
+      const qb = db(related.table).select(this.columns(related, fields, values, foreignKey))
+      this.where(qb, related, scoped, values)
+      const order = this.orderTerms(related, selection, values)
       return qb.orderByRaw(order.sql, order.bindings)
     }
     // One parent (a one-item read): its window is a plain LIMIT / OFFSET, which spares SQL the window function.
@@ -851,14 +871,14 @@ export class ItemLoader {
         db,
         shape('window'),
         { limit: cap, offset: 0 },
-        () => {
-          const [after, last] = boundList(bounds)
-          const order = this.orderTerms(related, selection)
+        (values) => {
+          const [after, last] = values.list(bounds)
+          const order = this.orderTerms(related, selection, values)
           const ranked = db(related.table).select([
-            ...this.columns(related, fields, foreignKey),
+            ...this.columns(related, fields, values, foreignKey),
             this.knex.raw(`row_number() over (partition by ?? order by ${order.sql}) as ??`, [foreignKey.column, ...order.bindings, RANK]),
           ])
-          this.where(ranked, related, scoped)
+          this.where(ranked, related, scoped, values)
           const outer = db.select('*').from(ranked.as('ranked')).where(RANK, '>', after!)
           if (last !== undefined) outer.andWhere(RANK, '<=', last)
           return outer.orderBy(RANK)

@@ -17,7 +17,8 @@ import { chunk, ItemLoader, keyId, unbounded } from './item-loader'
 import type { Db } from '../execute/db'
 import { columnValue, fromStorage, toStorage } from '../sql/storage'
 import { compileFilter } from '../sql/compile-filter'
-import { boundList, PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
+import { PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
+import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
 import { Shape } from '../query/query-shape'
 import { ReadRouting } from '../execute/read-routing'
 import { KnownTraits } from '../execute/server-traits'
@@ -251,8 +252,8 @@ export class ItemsRepository {
     const estimate = this.dialect.estimateRows
     if (estimate === null) return this.count(collection, scope, null)
     const qb = this.reads()(collection.table).select(this.knex.raw('1'))
-    const joins = this.loader.countJoins(collection)
-    this.loader.where(qb, collection, { filter: scope, search: null }, joins)
+    const joins = this.loader.countJoins(collection, OWN_VALUES)
+    this.loader.where(qb, collection, { filter: scope, search: null }, OWN_VALUES, joins)
     joins.applyTo(qb)
     return (await estimate(this.reads(), qb)) ?? this.count(collection, scope, null)
   }
@@ -444,15 +445,15 @@ export class ItemsRepository {
     // The key's own row only, as reads and key checks find it: the column's collation may take "A", "a " or "á"
     // for "a" (MySQL's usual ones do). A raw condition: the builder has no exact comparison (see Dialect.exactText).
     const exact = pk.spec.text ? this.dialect.exactText : null
-    const where = (qb: Knex.QueryBuilder, boundKey: unknown): Knex.QueryBuilder => {
+    const where = (qb: Knex.QueryBuilder, boundKey: unknown, values: ValueSlots): Knex.QueryBuilder => {
       qb.where(pk.column, boundKey as Knex.Value)
       if (exact !== null) qb.whereRaw(`?? = ${exact}`, [pk.column, boundKey as Knex.Value])
-      if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table)
+      if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table, values)
       return qb
     }
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
     if (returned !== null) {
-      const qb = where(db(collection.table), toStorage(pk, key, this.dialect))
+      const qb = where(db(collection.table), toStorage(pk, key, this.dialect), OWN_VALUES)
         .update(row)
         .returning(this.loader.returningColumns(collection, returned))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
@@ -468,9 +469,11 @@ export class ItemsRepository {
       this.writes.write<number>(
         on,
         shape,
-        () => {
-          const [boundKey, ...values] = boundList(bound)
-          return where(on(collection.table), boundKey).update(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+        (values) => {
+          const [boundKey, ...set] = values.list(bound)
+          return where(on(collection.table), boundKey, values).update(
+            Object.fromEntries(columns.map((column, index) => [column, set[index]])),
+          )
         },
         bound,
       )
@@ -677,8 +680,8 @@ export class ItemsRepository {
 
   private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
     const qb = this.reads()(collection.table).count({ count: '*' })
-    const joins = this.loader.countJoins(collection)
-    this.loader.where(qb, collection, { filter, search }, joins)
+    const joins = this.loader.countJoins(collection, OWN_VALUES)
+    this.loader.where(qb, collection, { filter, search }, OWN_VALUES, joins)
     joins.applyTo(qb)
     const [row] = await qb
     return Number(row!.count)

@@ -9,14 +9,17 @@
 // non-ASCII pattern on SQLite another expression), the shape cannot know it up front. So each comparison's own
 // fragment is compiled again for every request (cheap: no builder, no subquery), its values taken from there, and
 // its text checked against the kept one: a different text compiles the statement afresh. The few other values a
-// statement binds (a key list, a window's rank bounds) are passed beside the shape (`boundList`); a statement
-// with a value bound anywhere else (a search, a cursor's keys) is not kept at all.
+// statement binds (a key list, a window's rank bounds) are passed beside the shape, and the compile binds them
+// through `ValueSlots.list`; a statement with a value bound anywhere else (a search, a cursor's keys) is not kept
+// at all. A compile is handed how to bind (value-slots.ts): the request's own values, or slots while a template
+// is recorded.
 import type { Knex } from 'knex'
 import type { ComparisonNode, Shape } from '../query/query-shape'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from '../dialects'
 import { checkingCaches } from '../cache-checks'
 import { LruMap } from '../lru-map'
+import { OWN_VALUES, type ValueSlots } from './value-slots'
 import { inKnexTransaction, runBuilder, runStatement } from '../execute/run-statement'
 import type { Db } from '../execute/db'
 
@@ -55,17 +58,15 @@ interface Plan {
   readonly method: string
 }
 
-/** The compile in progress, while one runs (compiling is synchronous): where comparison fragments get their slots. */
-let recording: Recording | null = null
-
-class Recording {
+/** The slots of one template being compiled: each comparison fragment's values, and the bound list's. */
+class Recording implements ValueSlots {
   readonly calls: Call[] = []
   keepable = true
 
   constructor(private readonly shape: Shape) {}
 
   /** The fragment with each bound value a slot; a comparison the shape does not hold makes the statement unkeepable. */
-  slots(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
+  comparison(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
     const index = this.shape.indexOf(node)
     const tokens = fragment.sql.match(/\?\??/g) ?? []
     if (index < 0 || tokens.length !== fragment.bindings.length) {
@@ -80,23 +81,17 @@ class Recording {
     )
     return { sql: fragment.sql, bindings }
   }
+
+  list<T>(values: readonly T[]): readonly T[] {
+    return values.map((_, position) => new Slot(BOUND, position) as unknown as T)
+  }
 }
 
 const isBuilder = (binding: unknown): boolean =>
   typeof binding === 'object' && binding !== null && typeof (binding as { toSQL?: unknown }).toSQL === 'function'
 
-/** A comparison's fragment, its values made slots when a kept statement is being compiled. */
-export function planned(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
-  return recording === null ? fragment : recording.slots(node, target, fragment)
-}
-
-/**
- * The values a statement binds besides its comparisons and its page, as `select` gets them (`bound`): a key
- * list, a window's rank bounds. Slots while a kept statement is being compiled.
- */
-export function boundList<T>(values: readonly T[]): readonly T[] {
-  return recording === null ? values : values.map((_, position) => new Slot(BOUND, position) as unknown as T)
-}
+/** A statement's compile, handed how to bind the request's values (see value-slots.ts). */
+export type Compile = (values: ValueSlots) => Knex.QueryBuilder
 
 const placeholders = (sql: string): number => sql.split('?').length - 1
 
@@ -130,13 +125,13 @@ export class StatementPlans {
   /**
    * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
    * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
-   * `bound`, if any, through `boundList`; `around`, when given, is the statement run around the paged one.
+   * `bound`, if any, through `values.list`; `around`, when given, is the statement run around the paged one.
    */
   select(
     db: Db,
     shape: Shape | null,
     page: Page,
-    compile: () => Knex.QueryBuilder,
+    compile: Compile,
     bound: readonly unknown[] = [],
     around: Around | null = null,
   ): Promise<Row[]> {
@@ -149,14 +144,7 @@ export class StatementPlans {
     }
   }
 
-  private run(
-    db: Db,
-    shape: Shape | null,
-    page: Page,
-    compile: () => Knex.QueryBuilder,
-    bound: readonly unknown[],
-    around: Around | null,
-  ): Promise<Row[]> {
+  private run(db: Db, shape: Shape | null, page: Page, compile: Compile, bound: readonly unknown[], around: Around | null): Promise<Row[]> {
     if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return rowsOfFresh(compile, page, around)
     const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
     const kept = this.kept(key, shape, page, compile, around, { page: [page.limit, page.offset], bound })
@@ -167,14 +155,14 @@ export class StatementPlans {
   /**
    * What awaiting the write `compile` builds gives (an UPDATE's count of changed rows), run from the kept plan of
    * `shape` when there is one. `compile` binds every value of its own, the SET values included, through
-   * `boundList(bound)`; a write that returns rows, or binds a value elsewhere, is compiled each time.
+   * `values.list(bound)`; a write that returns rows, or binds a value elsewhere, is compiled each time.
    */
-  write<T>(db: Db, shape: Shape, compile: () => Knex.QueryBuilder, bound: readonly unknown[]): Promise<T> {
+  write<T>(db: Db, shape: Shape, compile: Compile, bound: readonly unknown[]): Promise<T> {
     try {
       // A value knex would write as SQL (a raw expression) has no slot.
       const keepable = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder)
       const kept = keepable ? this.kept(`${shape.key},${bound.length}`, shape, UNPAGED, compile, null, { page: [], bound }) : null
-      if (kept === null) return runBuilder<T>(db, compile())
+      if (kept === null) return runBuilder<T>(db, compile(OWN_VALUES))
       return runStatement(db, kept.plan.sql, kept.bindings, kept.plan.method) as Promise<T>
     } catch (error) {
       return Promise.reject(error)
@@ -189,7 +177,7 @@ export class StatementPlans {
     key: string,
     shape: Shape,
     page: Page,
-    compile: () => Knex.QueryBuilder,
+    compile: Compile,
     around: Around | null,
     values: Values,
   ): { readonly plan: Plan; readonly bindings: unknown[] } | null {
@@ -207,7 +195,7 @@ export class StatementPlans {
 /** A statement without LIMIT or OFFSET (a write). */
 const UNPAGED: Page = { limit: null, offset: 0 }
 
-const rowsOfFresh = (compile: () => Knex.QueryBuilder, page: Page, around: Around | null): Promise<Row[]> =>
+const rowsOfFresh = (compile: Compile, page: Page, around: Around | null): Promise<Row[]> =>
   Promise.resolve(fresh(compile, page, around) as PromiseLike<Row[]>)
 
 function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Knex.QueryBuilder {
@@ -217,21 +205,15 @@ function paged(qb: Knex.QueryBuilder, { limit, offset }: Page): Knex.QueryBuilde
 }
 
 /** The statement compiled afresh, its values bound by knex. */
-function fresh(compile: () => Knex.QueryBuilder, page: Page, around: Around | null): Knex.QueryBuilder {
-  const inner = paged(compile(), page)
+function fresh(compile: Compile, page: Page, around: Around | null): Knex.QueryBuilder {
+  const inner = paged(compile(OWN_VALUES), page)
   return around ? around(inner) : inner
 }
 
 /** Compiles the statement with slots for its values; null when some value has no slot. */
-function record(shape: Shape, page: Page, compile: () => Knex.QueryBuilder, around: Around | null): Plan | null {
+function record(shape: Shape, page: Page, compile: Compile, around: Around | null): Plan | null {
   const recorder = new Recording(shape)
-  recording = recorder
-  let compiled: Knex.Sql
-  try {
-    compiled = compile().toSQL()
-  } finally {
-    recording = null
-  }
+  const compiled = compile(recorder).toSQL()
   let sql = compiled.sql
   const bindings = [...compiled.bindings] as unknown[]
   // A write's returned rows are read through what knex compiled with it, which a plan does not keep.
@@ -278,14 +260,7 @@ function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
 }
 
 /** Throws when the kept plan does not give what a fresh compile gives (see checkCaches). */
-function check(
-  plan: Plan,
-  bindings: readonly unknown[],
-  shape: Shape,
-  page: Page,
-  compile: () => Knex.QueryBuilder,
-  around: Around | null,
-): void {
+function check(plan: Plan, bindings: readonly unknown[], shape: Shape, page: Page, compile: Compile, around: Around | null): void {
   const expected = fresh(compile, page, around).toSQL()
   const kept = JSON.stringify({ sql: plan.sql, bindings }, bigints)
   const compiled = JSON.stringify({ sql: expected.sql, bindings: expected.bindings }, bigints)
