@@ -13,7 +13,9 @@ import { faultOf, mapDbError } from '../execute/map-db-error'
 import { bareTransaction, onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from '../execute/retry-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
-import { chunk, ItemLoader, keyId, unbounded } from './item-loader'
+import { ItemLoader, keyId } from './item-loader'
+import { unbounded } from './row-budget'
+import { chunk } from '../plan/relation-plans'
 import type { Db } from '../execute/db'
 import { columnValue, fromStorage, toStorage } from '../sql/storage'
 import { compileFilter } from '../sql/compile-filter'
@@ -252,8 +254,8 @@ export class ItemsRepository {
     const estimate = this.dialect.estimateRows
     if (estimate === null) return this.count(collection, scope, null)
     const qb = this.reads()(collection.table).select(this.knex.raw('1'))
-    const joins = this.loader.countJoins(collection, OWN_VALUES)
-    this.loader.where(qb, collection, { filter: scope, search: null }, OWN_VALUES, joins)
+    const joins = this.loader.statements.countJoins(collection, OWN_VALUES)
+    this.loader.statements.where(qb, collection, { filter: scope, search: null }, OWN_VALUES, joins)
     joins.applyTo(qb)
     return (await estimate(this.reads(), qb)) ?? this.count(collection, scope, null)
   }
@@ -680,8 +682,8 @@ export class ItemsRepository {
 
   private async count(collection: Collection, filter: FilterNode | null, search: Search | null): Promise<number> {
     const qb = this.reads()(collection.table).count({ count: '*' })
-    const joins = this.loader.countJoins(collection, OWN_VALUES)
-    this.loader.where(qb, collection, { filter, search }, OWN_VALUES, joins)
+    const joins = this.loader.statements.countJoins(collection, OWN_VALUES)
+    this.loader.statements.where(qb, collection, { filter, search }, OWN_VALUES, joins)
     joins.applyTo(qb)
     const [row] = await qb
     return Number(row!.count)

@@ -20,6 +20,7 @@ import type { SqlFragment } from '../dialects'
 import { checkingCaches } from '../cache-checks'
 import { LruMap } from '../lru-map'
 import { OWN_VALUES, type ValueSlots } from './value-slots'
+import type { Page } from '../plan/read-plan'
 import { inKnexTransaction, runBuilder, runStatement } from '../execute/run-statement'
 import type { Db } from '../execute/db'
 
@@ -104,12 +105,6 @@ export type Around = (paged: Knex.QueryBuilder | string) => Knex.QueryBuilder
 /** Where the paged statement's text goes in a recorded `Around`: a word no SQL of the router's holds. */
 const PAGED = '__items_paged_statement__'
 
-/** A page's LIMIT and OFFSET, bound after the statement's own values; null: no LIMIT. */
-export interface Page {
-  readonly limit: number | null
-  readonly offset: number
-}
-
 export class StatementPlans {
   private readonly plans: LruMap<Plan | null>
 
@@ -192,8 +187,8 @@ export class StatementPlans {
   }
 }
 
-/** A statement without LIMIT or OFFSET (a write). */
-const UNPAGED: Page = { limit: null, offset: 0 }
+/** A statement without LIMIT or OFFSET (a write, a read by keys). */
+export const UNPAGED: Page = { limit: null, offset: 0 }
 
 const rowsOfFresh = (compile: Compile, page: Page, around: Around | null): Promise<Row[]> =>
   Promise.resolve(fresh(compile, page, around) as PromiseLike<Row[]>)
