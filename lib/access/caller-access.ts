@@ -236,6 +236,19 @@ export class CallerAccess {
       : access(pending as readonly AccessDecision[])
   }
 
+  /**
+   * As `resolve`, for the caller the host's `context` option answered, at once or later: at once when both the
+   * option and the access entries answer at once (see is-promise-like.ts).
+   */
+  static forCaller(
+    setup: AccessSetup,
+    collection: Collection,
+    caller: ItemsContext | PromiseLike<ItemsContext>,
+  ): CallerAccess | Promise<CallerAccess> {
+    if (!isPromiseLike(caller)) return CallerAccess.resolve(setup, collection, caller)
+    return Promise.resolve(caller).then((context) => CallerAccess.resolve(setup, collection, context))
+  }
+
   /** Whether the caller may read `collection` at all. */
   canRead(collection: Collection): boolean {
     return this.reads.grants.get(collection) != null

@@ -18,7 +18,6 @@ import { managedValues } from './managed-values'
 import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey, WriteAction } from '../types'
 import type { Lifecycle } from './lifecycle'
-import { isPromiseLike } from '../is-promise-like'
 import { extended } from '../extended'
 import { hasNestedValue, planItem, type Planning } from './plan-write'
 import { PlanRun, type RunEvent, type RunSetup } from './run-write-plan'
@@ -158,8 +157,7 @@ export class ItemsWriter {
       throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be created in one request`)
     }
     if (this.nestedIn(inputs)) return this.createNested(inputs, batch, options)
-    const decided = this.access.write(collection, 'create')
-    const write = this.prepareCreate(isPromiseLike(decided) ? await decided : decided, inputs, batch)
+    const write = this.prepareCreate(await this.access.write(collection, 'create'), inputs, batch)
     const single = this.singleStatementWrite(options, write.payloads)
     const fields = await this.answerFields('afterCreate')
     // Without RETURNING on the server's INSERT (MySQL, MariaDB before 10.5), the items are read back.
@@ -184,7 +182,6 @@ export class ItemsWriter {
 
   /** Applies each change to its keys; a key the caller cannot see is a 404, one it may not change a 403. */
   async update(changes: readonly Change[], options: WriteOptions = {}): Promise<PrimaryKey[]> {
-    // Awaited only when pending, here and below: see is-promise-like.ts.
     if (this.nestedIn(changes.map((change) => change.data))) {
       return this.updateNested(changes, options, async (trx) => {
         const rule = await this.access.write(this.collection, 'update')
@@ -194,8 +191,7 @@ export class ItemsWriter {
         return changes.map((change) => change.keys)
       })
     }
-    const decided = this.access.write(this.collection, 'update')
-    const rule = isPromiseLike(decided) ? await decided : decided
+    const rule = await this.access.write(this.collection, 'update')
     const write = this.prepareUpdate(rule, changes)
     const [change] = changes
     const single = changes.length === 1 && change!.keys.length === 1 ? this.singleStatementWrite(options, write.payloads) : null
