@@ -1,7 +1,7 @@
 // The decisions of a page read, made before any SQL exists: which many-to-one items the page's statement joins,
 // which key lists a one-item read folds into its statement, which of the page's columns the join links on, the
 // page's LIMIT under the row budget, and the statement's key, written once from those decisions. A ReadPlan is a
-// plain value (`describeReadPlan` prints it); sql/read-statements.ts turns it into SQL, statement-plans.ts keeps
+// plain value (`describeReadPlan` prints it); sql/read-statements.ts turns it into SQL, statement-templates.ts keeps
 // that SQL as a template under the plan's key.
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import type { Collection, Field } from '../schema/collection'

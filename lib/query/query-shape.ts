@@ -1,5 +1,5 @@
 // A request's query written out as text: everything about it that decides the SQL the router sends, without the
-// values (a statement plan's key, see sql/statement-plans.ts), or with them (the key of a caller's view
+// values (a statement template's key, see sql/statement-templates.ts), or with them (the key of a caller's view
 // among parsed queries, see query-cache.ts). Schema objects are written by identity, since one router's schema
 // never changes.
 import type { FilterNode } from './filter-node'

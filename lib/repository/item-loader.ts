@@ -10,7 +10,7 @@ import type { Item, PrimaryKey } from '../types'
 import type { Dialect, SqlFragment } from '../dialects'
 import { fromStorage, selectColumn } from '../sql/storage'
 import { arrayKeys, keyColumn, keyColumns, rowKeys } from '../sql/keyset'
-import { PLANS_KEPT, StatementPlans, UNPAGED } from '../sql/statement-plans'
+import { TEMPLATES_KEPT, StatementTemplates, UNPAGED } from '../sql/statement-templates'
 import { OWN_VALUES } from '../sql/value-slots'
 import { foldedColumn, functionColumn, joinedColumn, ReadStatements } from '../sql/read-statements'
 import { planAggregate, planPageRead, readFields, type FoldedList, type ManyToOne, type OneToMany, type ReadPlan } from '../plan/read-plan'
@@ -70,7 +70,7 @@ export class ItemLoader {
   ) {
     // The host's postProcessResponse would be handed raw driver results where it expects rows.
     this.postProcesses = postProcessesResponses(knex)
-    this.plans = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !this.postProcesses)
+    this.templates = new StatementTemplates((result) => dialect.rawRows(result), TEMPLATES_KEPT, !this.postProcesses)
     this.statements = new ReadStatements(knex, dialect)
   }
 
@@ -85,14 +85,14 @@ export class ItemLoader {
     return !this.postProcesses
   }
 
-  /** The read statements compiled so far, by shape (see statement-plans.ts). */
-  private readonly plans: StatementPlans
+  /** The read statements kept as templates, by their plans' keys (see statement-templates.ts). */
+  private readonly templates: StatementTemplates
 
   /**
    * The per-parent windows, by the shape of their plain read and their bounds, whose plain read found some parent
    * with more rows than its window keeps (see `childRows`): their next reads number the rows in SQL at once.
    */
-  private readonly overflowing = new LruMap<true>(true, PLANS_KEPT)
+  private readonly overflowing = new LruMap<true>(true, TEMPLATES_KEPT)
 
   /**
    * The items the selection picks, shaped by `fields`, loading at most `maxLoadedRows` rows unless told otherwise.
@@ -208,7 +208,7 @@ export class ItemLoader {
   async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     if (query.limit === 0) return []
     const plan = planAggregate(collection, query)
-    const rows = await this.plans.select(db, plan.key, plan.page, this.statements.aggregate(db, collection, query))
+    const rows = await this.templates.select(db, plan.key, plan.page, this.statements.aggregate(db, collection, query))
     return aggregatedItems(rows, query.aggregate, this.dialect)
   }
 
@@ -216,7 +216,7 @@ export class ItemLoader {
   private async page(db: Db, plan: ReadPlan, budget: RowBudget): Promise<Row[]> {
     if (plan.selection.limit === 0) return []
     const compile = this.statements.page(db, plan)
-    const rows = await this.plans.select(db, plan.key, plan.page, compile, plan.bound, this.statements.around(plan))
+    const rows = await this.templates.select(db, plan.key, plan.page, compile, plan.bound, this.statements.around(plan))
     budget.spend(rows.length)
     return rows
   }
@@ -401,7 +401,13 @@ export class ItemLoader {
     const plan = planByKeys(collection, keys, fields, scope, this.dialect)
     const rows: Row[] = []
     for (const stored of plan.chunks) {
-      const found = await this.plans.select(db, plan.key, UNPAGED, this.statements.byKeys(db, collection, fields, scope, stored), stored)
+      const found = await this.templates.select(
+        db,
+        plan.key,
+        UNPAGED,
+        this.statements.byKeys(db, collection, fields, scope, stored),
+        stored,
+      )
       // A key names at most one row, so the statement needs no LIMIT; the budget counts what came back.
       budget.spend(found.length)
       // A loop, not push(...found): spreading a huge array overflows the call stack.
@@ -449,9 +455,9 @@ export class ItemLoader {
   private childRows(db: Db, plan: ListPlan): Promise<Row[]> {
     const { related, fields, foreignKey, selection, bounds } = plan
     const plain = this.statements.relatedRows(db, related, fields, foreignKey, selection)
-    if (plan.read === 'paged') return this.plans.select(db, plan.key, plan.page, plain)
+    if (plan.read === 'paged') return this.templates.select(db, plan.key, plan.page, plain)
     const windowed = (): Promise<Row[]> =>
-      this.plans.select(
+      this.templates.select(
         db,
         plan.windowKey,
         plan.windowPage,
@@ -463,7 +469,7 @@ export class ItemLoader {
     const limit = bounds[1]! - offset
     const seen = plan.key === null ? null : `${plan.key.key},${offset},${limit}`
     if (seen !== null && this.overflowing.get(seen) !== undefined) return windowed()
-    return this.plans.select(db, plan.key, plan.page, plain).then((rows) => {
+    return this.templates.select(db, plan.key, plan.page, plain).then((rows) => {
       if (rows.length <= plan.most) return windows(rows, foreignKey, offset, limit, this.dialect)
       if (seen !== null) this.overflowing.keep(seen, true)
       return windowed()

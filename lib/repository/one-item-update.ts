@@ -13,7 +13,7 @@ import { onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
 import { compileFilter } from '../sql/compile-filter'
 import { toStorage } from '../sql/storage'
-import { PLANS_KEPT, StatementPlans } from '../sql/statement-plans'
+import { TEMPLATES_KEPT, StatementTemplates } from '../sql/statement-templates'
 import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
 import { Shape } from '../query/query-shape'
 import type { ItemLoader } from './item-loader'
@@ -22,13 +22,13 @@ import type { ReturnedRow } from './write-types'
 
 export class OneItemUpdate {
   /** The kept UPDATE templates, by key. */
-  private readonly writes: StatementPlans
+  private readonly writes: StatementTemplates
 
   constructor(
     private readonly loader: ItemLoader,
     private readonly dialect: Dialect,
   ) {
-    this.writes = new StatementPlans((result) => dialect.rawRows(result), PLANS_KEPT, !loader.postProcesses)
+    this.writes = new StatementTemplates((result) => dialect.rawRows(result), TEMPLATES_KEPT, !loader.postProcesses)
   }
 
   /** `updateWithin`, answering from the UPDATE's RETURNING `returned` fields, or reading `answer` back. */

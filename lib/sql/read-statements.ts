@@ -1,7 +1,7 @@
 // Compiles the statements of a read: a page from its ReadPlan (plan/read-plan.ts), with the statement that joins
 // its many-to-one items around it and its folded key lists; the rows of many parents' lists, plain or numbered
 // per parent; items by key; a grouped aggregate; an export's chunk. Each compile is handed how to bind the
-// request's values (value-slots.ts), so statement-plans.ts can record it once as a template.
+// request's values (value-slots.ts), so statement-templates.ts can record it once as a template.
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
@@ -12,7 +12,7 @@ import { aggregateStatement } from './aggregate-items'
 import { compileFilter, compileOperand, compileSearch, CountJoins } from './compile-filter'
 import { columnValue, selectColumn } from './storage'
 import { compileAfter, keyColumns, type SortTerm } from './keyset'
-import type { Around, Compile } from './statement-plans'
+import type { Around, Compile } from './statement-templates'
 import type { ValueSlots } from './value-slots'
 import { joinKey, mayBeNull, orderColumn, readFields, type FoldedList, type ReadPlan } from '../plan/read-plan'
 
@@ -70,7 +70,7 @@ export class ReadStatements {
     private readonly dialect: Dialect,
   ) {}
 
-  /** The page's statement, without LIMIT and OFFSET (the plan's `page`, which statement-plans.ts adds). */
+  /** The page's statement, without LIMIT and OFFSET (the plan's `page`, which statement-templates.ts adds). */
   page(db: Db, plan: ReadPlan): Compile {
     const { collection, fields, selection, keyed, joined, folded, links, bound } = plan
     return (values) => {

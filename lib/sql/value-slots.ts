@@ -1,6 +1,6 @@
 // How a compiler writes a request's values into the statement it builds. A statement compiled for one request
 // binds the values themselves (`OWN_VALUES`); a statement compiled as a template for every request of its key
-// binds slots instead, each naming where a later request's value comes from (statement-plans.ts). The compilers
+// binds slots instead, each naming where a later request's value comes from (statement-templates.ts). The compilers
 // are handed one or the other explicitly, so no compile depends on a mode set elsewhere.
 import type { ComparisonNode } from '../query/query-shape'
 import type { ComparisonTarget } from './compile-comparison'

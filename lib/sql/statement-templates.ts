@@ -27,7 +27,7 @@ import type { Db } from '../execute/db'
 type Row = Record<string, unknown>
 
 /** Most shapes one loader keeps: a router's request shapes, each with its relations' statements. */
-export const PLANS_KEPT = 512
+export const TEMPLATES_KEPT = 512
 
 /** Slot calls of the values a statement binds besides its comparisons'. */
 const PAGE = -1
@@ -51,7 +51,7 @@ interface Call {
   readonly sql: string
 }
 
-interface Plan {
+interface Template {
   readonly sql: string
   readonly bindings: readonly Slot[]
   readonly calls: readonly Call[]
@@ -98,28 +98,28 @@ const placeholders = (sql: string): number => sql.split('?').length - 1
 
 /**
  * The statement that runs around a paged one (a join to the page after its LIMIT), binding nothing of its own:
- * given the paged statement, or while a plan is recorded the text that stands for it.
+ * given the paged statement, or while a template is recorded the text that stands for it.
  */
 export type Around = (paged: Knex.QueryBuilder | string) => Knex.QueryBuilder
 
 /** Where the paged statement's text goes in a recorded `Around`: a word no SQL of the router's holds. */
 const PAGED = '__items_paged_statement__'
 
-export class StatementPlans {
-  private readonly plans: LruMap<Plan | null>
+export class StatementTemplates {
+  private readonly templates: LruMap<Template | null>
 
   constructor(
     private readonly rowsOf: (result: unknown) => Row[],
-    capacity = PLANS_KEPT,
+    capacity = TEMPLATES_KEPT,
     /** Off when the host's knex post-processes results, which would see raw results where it expects rows. */
     private readonly enabled = true,
   ) {
-    this.plans = new LruMap(true, capacity)
+    this.templates = new LruMap(true, capacity)
   }
 
   /**
    * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
-   * plan of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
+   * template of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
    * `bound`, if any, through `values.list`; `around`, when given, is the statement run around the paged one.
    */
   select(
@@ -144,11 +144,11 @@ export class StatementPlans {
     const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
     const kept = this.kept(key, shape, page, compile, around, { page: [page.limit, page.offset], bound })
     if (kept === null) return rowsOfFresh(compile, page, around)
-    return runStatement(db, kept.plan.sql, kept.bindings).then(this.rowsOf)
+    return runStatement(db, kept.template.sql, kept.bindings).then(this.rowsOf)
   }
 
   /**
-   * What awaiting the write `compile` builds gives (an UPDATE's count of changed rows), run from the kept plan of
+   * What awaiting the write `compile` builds gives (an UPDATE's count of changed rows), run from the kept template of
    * `shape` when there is one. `compile` binds every value of its own, the SET values included, through
    * `values.list(bound)`; a write that returns rows, or binds a value elsewhere, is compiled each time.
    */
@@ -158,14 +158,14 @@ export class StatementPlans {
       const keepable = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder)
       const kept = keepable ? this.kept(`${shape.key},${bound.length}`, shape, UNPAGED, compile, null, { page: [], bound }) : null
       if (kept === null) return runBuilder<T>(db, compile(OWN_VALUES))
-      return runStatement(db, kept.plan.sql, kept.bindings, kept.plan.method) as Promise<T>
+      return runStatement(db, kept.template.sql, kept.bindings, kept.template.method) as Promise<T>
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
   /**
-   * The kept plan under `key` with the request's values bound: recorded now when there is none, or when a value
+   * The kept template under `key` with the request's values bound: recorded now when there is none, or when a value
    * changed its comparison's text. null: the statement is compiled afresh.
    */
   private kept(
@@ -175,15 +175,15 @@ export class StatementPlans {
     compile: Compile,
     around: Around | null,
     values: Values,
-  ): { readonly plan: Plan; readonly bindings: unknown[] } | null {
-    let plan = this.plans.get(key)
-    let bindings = plan ? bind(plan, shape, values) : null
-    if (plan === undefined || (plan !== null && bindings === null)) {
-      plan = record(shape, page, compile, around)
-      this.plans.keep(key, plan)
-      bindings = plan && bind(plan, shape, values)
-    } else if (plan !== null && checkingCaches()) check(plan, bindings!, shape, page, compile, around)
-    return plan === null || bindings === null ? null : { plan, bindings }
+  ): { readonly template: Template; readonly bindings: unknown[] } | null {
+    let template = this.templates.get(key)
+    let bindings = template ? bind(template, shape, values) : null
+    if (template === undefined || (template !== null && bindings === null)) {
+      template = record(shape, page, compile, around)
+      this.templates.keep(key, template)
+      bindings = template && bind(template, shape, values)
+    } else if (template !== null && checkingCaches()) check(template, bindings!, shape, page, compile, around)
+    return template === null || bindings === null ? null : { template, bindings }
   }
 }
 
@@ -206,12 +206,12 @@ function fresh(compile: Compile, page: Page, around: Around | null): Knex.QueryB
 }
 
 /** Compiles the statement with slots for its values; null when some value has no slot. */
-function record(shape: Shape, page: Page, compile: Compile, around: Around | null): Plan | null {
+function record(shape: Shape, page: Page, compile: Compile, around: Around | null): Template | null {
   const recorder = new Recording(shape)
   const compiled = compile(recorder).toSQL()
   let sql = compiled.sql
   const bindings = [...compiled.bindings] as unknown[]
-  // A write's returned rows are read through what knex compiled with it, which a plan does not keep.
+  // A write's returned rows are read through what knex compiled with it, which a template does not keep.
   const { returning, output } = compiled as Knex.Sql & { returning?: unknown; output?: unknown }
   if (page.limit !== null) {
     sql += ' limit ?'
@@ -241,25 +241,25 @@ interface Values {
   readonly bound: readonly unknown[]
 }
 
-/** The request's values in the plan's slots; null when one of its comparisons compiles to another text. */
-function bind(plan: Plan, shape: Shape, values: Values): unknown[] | null {
+/** The request's values in the template's slots; null when one of its comparisons compiles to another text. */
+function bind(template: Template, shape: Shape, values: Values): unknown[] | null {
   const fragments: (readonly unknown[])[] = []
-  for (const call of plan.calls) {
+  for (const call of template.calls) {
     const fragment = compileComparison(shape.comparisons[call.node]!, call.target)
     if (fragment.sql !== call.sql) return null
     fragments.push(fragment.bindings)
   }
-  return plan.bindings.map(({ call, position }) =>
+  return template.bindings.map(({ call, position }) =>
     call === PAGE ? values.page[position] : call === BOUND ? values.bound[position] : fragments[call]![position],
   )
 }
 
-/** Throws when the kept plan does not give what a fresh compile gives (see checkCaches). */
-function check(plan: Plan, bindings: readonly unknown[], shape: Shape, page: Page, compile: Compile, around: Around | null): void {
+/** Throws when the kept template does not give what a fresh compile gives (see checkCaches). */
+function check(template: Template, bindings: readonly unknown[], shape: Shape, page: Page, compile: Compile, around: Around | null): void {
   const expected = fresh(compile, page, around).toSQL()
-  const kept = JSON.stringify({ sql: plan.sql, bindings }, bigints)
+  const kept = JSON.stringify({ sql: template.sql, bindings }, bigints)
   const compiled = JSON.stringify({ sql: expected.sql, bindings: expected.bindings }, bigints)
-  if (kept !== compiled) throw new Error(`A kept plan differs from a fresh compile of shape ${shape.key}:\n${kept}\n${compiled}`)
+  if (kept !== compiled) throw new Error(`A kept template differs from a fresh compile of shape ${shape.key}:\n${kept}\n${compiled}`)
 }
 
 const bigints = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? `${value}n` : value)

@@ -8,7 +8,7 @@ import request from 'supertest'
 import { dialectOf } from '../../lib/dialects'
 import { checkCaches } from '../../lib/cache-checks'
 import { Shape } from '../../lib/query/query-shape'
-import { StatementPlans } from '../../lib/sql/statement-plans'
+import { StatementTemplates } from '../../lib/sql/statement-templates'
 import { collections } from '../../fixtures/schema'
 import { createApp } from '../support/app'
 import { foldsKeyLists, forEachDialect } from '../support/dialects'
@@ -17,7 +17,7 @@ type Row = Record<string, unknown>
 const ids = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.id)
 
 forEachDialect((ctx) => {
-  describe('statement plans', () => {
+  describe('statement templates', () => {
     let app: Express
     beforeAll(async () => {
       await ctx.reset()
@@ -216,9 +216,10 @@ forEachDialect((ctx) => {
       }
     })
 
-    describe('StatementPlans', () => {
+    describe('StatementTemplates', () => {
       const page = { limit: 3, offset: 0 }
-      const plansOf = (capacity?: number): StatementPlans => new StatementPlans((result) => dialectOf(ctx.knex).rawRows(result), capacity)
+      const plansOf = (capacity?: number): StatementTemplates =>
+        new StatementTemplates((result) => dialectOf(ctx.knex).rawRows(result), capacity)
 
       it('compiles a shape once and keeps at most its capacity of shapes', async () => {
         checkCaches(false)
