@@ -7,7 +7,7 @@ import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/qu
 import type { Collection, Field } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
-import { Shape } from '../query/query-shape'
+import { QueryKey } from '../query/query-key'
 import { columnValue, toStorage } from '../sql/storage'
 
 export type ManyToOne = Extract<FieldNode, { kind: 'm2o' }>
@@ -53,7 +53,7 @@ export interface ReadPlan {
   /** The values the statement binds besides its comparisons and its page: the folded lists', in order. */
   readonly bound: readonly unknown[]
   /** The statement's key, with the comparisons whose values it binds; null: compiled for each request. */
-  readonly key: Shape | null
+  readonly key: QueryKey | null
 }
 
 /** The page columns the statement around the page joins on, and orders by, when the page holds no such column. */
@@ -101,9 +101,9 @@ export function planPageRead(
     oneItem === null ? [] : foldedLists(fields, oneItem.key, Math.min(oneItem.foldedKeys, MAX_FOLDED_KEYS), oneItem.cap, dialect)
   const links = joined.length > 0 ? pageLinks(collection, fields, selection, joined, dialect) : null
   // A search or a cursor binds values outside the filter's comparisons: such statements are compiled each time.
-  let key: Shape | null = null
+  let key: QueryKey | null = null
   if (selection.search === null && !selection.after) {
-    key = new Shape('items').schema(collection).word(String(keyed)).columns(fields).filter(selection.filter).sort(selection.sort)
+    key = new QueryKey('items').schema(collection).word(String(keyed)).columns(fields).filter(selection.filter).sort(selection.sort)
     for (const node of joined) key.word('joined').schema(node.related).columns(node.children)
     for (const { node, bound } of folded)
       key.word('folded').schema(node.relation.foreignKey).sort(node.selection.sort).word(String(bound.length))
@@ -123,8 +123,11 @@ export function planPageRead(
 }
 
 /** A grouped aggregate's statement: its page, and its key; null: compiled for each request (a search binds a value). */
-export function planAggregate(collection: Collection, query: Selection & { aggregate: AggregateQuery }): { page: Page; key: Shape | null } {
-  const key = query.search === null ? new Shape('aggregate').schema(collection).filter(query.filter).aggregate(query.aggregate) : null
+export function planAggregate(
+  collection: Collection,
+  query: Selection & { aggregate: AggregateQuery },
+): { page: Page; key: QueryKey | null } {
+  const key = query.search === null ? new QueryKey('aggregate').schema(collection).filter(query.filter).aggregate(query.aggregate) : null
   return { page: { limit: query.limit, offset: query.offset }, key }
 }
 

@@ -7,7 +7,7 @@ import { fieldIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
-import { Shape } from '../query/query-shape'
+import { QueryKey } from '../query/query-key'
 import { toStorage } from '../sql/storage'
 import type { Page } from './read-plan'
 
@@ -30,7 +30,7 @@ export interface KeysPlan {
   readonly scope: FilterNode | null
   /** The keys of each statement, as the database stores them. */
   readonly chunks: readonly (readonly unknown[])[]
-  readonly key: Shape
+  readonly key: QueryKey
 }
 
 export function planByKeys(
@@ -46,7 +46,7 @@ export function planByKeys(
     fields,
     scope,
     chunks: chunk(keys, keysPerStatement(dialect)).map((part) => part.map((key) => toStorage(pk, key, dialect))),
-    key: new Shape('keys').schema(collection).columns(fields).filter(scope),
+    key: new QueryKey('keys').schema(collection).columns(fields).filter(scope),
   }
 }
 
@@ -75,8 +75,8 @@ export interface ListPlan {
   /** `cut`: the most rows the windows could keep; a plain read holding more overflows. */
   readonly most: number
   /** The plain and the windowed statements' keys; null: compiled for each request (a search binds a value). */
-  readonly key: Shape | null
-  readonly windowKey: Shape | null
+  readonly key: QueryKey | null
+  readonly windowKey: QueryKey | null
 }
 
 export function planRelatedList(
@@ -89,9 +89,9 @@ export function planRelatedList(
 ): ListPlan {
   const byParent = fieldIn(foreignKey, parents)
   const selection = { ...list, filter: list.filter ? { kind: 'and' as const, children: [byParent, list.filter] } : byParent }
-  const keyOf = (kind: 'children' | 'window'): Shape | null =>
+  const keyOf = (kind: 'children' | 'window'): QueryKey | null =>
     list.search === null
-      ? new Shape(kind).schema(related).columns(fields).schema(foreignKey).filter(selection.filter).sort(list.sort)
+      ? new QueryKey(kind).schema(related).columns(fields).schema(foreignKey).filter(selection.filter).sort(list.sort)
       : null
   const { limit, offset } = list
   const bounds = limit === null ? [offset] : [offset, offset + limit]

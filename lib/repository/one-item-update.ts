@@ -15,7 +15,7 @@ import { compileFilter } from '../sql/compile-filter'
 import { toStorage } from '../sql/storage'
 import { TEMPLATES_KEPT, StatementTemplates } from '../sql/statement-templates'
 import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
-import { Shape } from '../query/query-shape'
+import { QueryKey } from '../query/query-key'
 import type { ItemLoader } from './item-loader'
 import { rowOf } from './item-inserts'
 import type { ReturnedRow } from './write-types'
@@ -59,17 +59,17 @@ export class OneItemUpdate {
         .returning(this.loader.returningColumns(collection, returned))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
     }
-    // Without RETURNING, the statement's shape is compiled once: the fields it sets, the rule's scope; the key
+    // Without RETURNING, the statement is kept under a key: the fields it sets, the rule's scope; the key
     // and the values are bound.
     const columns = Object.keys(row)
     const bound = [toStorage(pk, key, this.dialect), ...Object.values(row)]
-    const shape = new Shape('update').schema(collection)
-    for (const field of payload.keys()) shape.schema(field)
-    shape.filter(scope)
+    const updateKey = new QueryKey('update').schema(collection)
+    for (const field of payload.keys()) updateKey.schema(field)
+    updateKey.filter(scope)
     const update = (on: Db): Promise<number> =>
       this.writes.write<number>(
         on,
-        shape,
+        updateKey,
         (values) => {
           const [boundKey, ...set] = values.list(bound)
           return where(on(collection.table), boundKey, values).update(

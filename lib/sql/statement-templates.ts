@@ -1,20 +1,20 @@
-// Compiles each read statement's shape once, and a one-item UPDATE's (`write`). A shape is everything that
-// decides a statement's SQL text: the table, the columns, the filter's tree with its fields and operators, the
-// sort, the groups and aggregates, whether there is a limit and an offset; for an UPDATE, the fields it sets.
-// Requests of one shape differ only in their values, so the first one's SQL is kept (bounded, per router) and
-// later ones bind their own values into it, past the query builder, and run it past knex's runner too
-// (run-statement.ts).
+// Keeps each read statement's SQL as a template under its plan's key (plan/), and a one-item UPDATE's
+// (`write`). A key holds everything that decides a statement's SQL text: the table, the columns, the filter's
+// tree with its fields and operators, the sort, the groups and aggregates, the joins and folded lists, whether
+// there is a limit and an offset; for an UPDATE, the fields it sets. Requests of one key differ only in their
+// values, so the first one's SQL is kept (bounded, per router) and later ones bind their own values into it,
+// past the query builder, and run it past knex's runner too (run-statement.ts).
 //
 // Where a value can change the text (null turns `_eq` into IS NULL, a list's length its placeholders, a
-// non-ASCII pattern on SQLite another expression), the shape cannot know it up front. So each comparison's own
+// non-ASCII pattern on SQLite another expression), the key cannot know it up front. So each comparison's own
 // fragment is compiled again for every request (cheap: no builder, no subquery), its values taken from there, and
 // its text checked against the kept one: a different text compiles the statement afresh. The few other values a
-// statement binds (a key list, a window's rank bounds) are passed beside the shape, and the compile binds them
+// statement binds (a key list, a window's rank bounds) are passed beside the key, and the compile binds them
 // through `ValueSlots.list`; a statement with a value bound anywhere else (a search, a cursor's keys) is not kept
 // at all. A compile is handed how to bind (value-slots.ts): the request's own values, or slots while a template
 // is recorded.
 import type { Knex } from 'knex'
-import type { ComparisonNode, Shape } from '../query/query-shape'
+import type { ComparisonNode, QueryKey } from '../query/query-key'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from '../dialects'
 import { checkingCaches } from '../cache-checks'
@@ -26,7 +26,7 @@ import type { Db } from '../execute/db'
 
 type Row = Record<string, unknown>
 
-/** Most shapes one loader keeps: a router's request shapes, each with its relations' statements. */
+/** Most keys one loader keeps: a router's requests' keys, each with its relations' statements. */
 export const TEMPLATES_KEPT = 512
 
 /** Slot calls of the values a statement binds besides its comparisons'. */
@@ -44,7 +44,7 @@ class Slot {
   ) {}
 }
 
-/** One comparison compiled into a kept statement: which node of the shape, against what, and its text. */
+/** One comparison compiled into a kept statement: which node of the queryKey, against what, and its text. */
 interface Call {
   readonly node: number
   readonly target: ComparisonTarget
@@ -64,11 +64,11 @@ class Recording implements ValueSlots {
   readonly calls: Call[] = []
   keepable = true
 
-  constructor(private readonly shape: Shape) {}
+  constructor(private readonly queryKey: QueryKey) {}
 
-  /** The fragment with each bound value a slot; a comparison the shape does not hold makes the statement unkeepable. */
+  /** The fragment with each bound value a slot; a comparison the queryKey does not hold makes the statement unkeepable. */
   comparison(node: ComparisonNode, target: ComparisonTarget, fragment: SqlFragment): SqlFragment {
-    const index = this.shape.indexOf(node)
+    const index = this.queryKey.indexOf(node)
     const tokens = fragment.sql.match(/\?\??/g) ?? []
     if (index < 0 || tokens.length !== fragment.bindings.length) {
       this.keepable = false
@@ -119,12 +119,12 @@ export class StatementTemplates {
 
   /**
    * The rows of the statement `compile` builds (without LIMIT and OFFSET, which `page` gives), run from the kept
-   * template of `shape` when there is one; null for `shape`: a statement that is never kept. `compile` binds
+   * template of `queryKey` when there is one; null for `queryKey`: a statement that is never kept. `compile` binds
    * `bound`, if any, through `values.list`; `around`, when given, is the statement run around the paged one.
    */
   select(
     db: Db,
-    shape: Shape | null,
+    queryKey: QueryKey | null,
     page: Page,
     compile: Compile,
     bound: readonly unknown[] = [],
@@ -133,30 +133,37 @@ export class StatementTemplates {
     // Not async, to spare two promises per statement (see is-promise-like.ts); so a compile's error is a
     // rejection, as from any promise-returning function, not a throw.
     try {
-      return this.run(db, shape, page, compile, bound, around)
+      return this.run(db, queryKey, page, compile, bound, around)
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
-  private run(db: Db, shape: Shape | null, page: Page, compile: Compile, bound: readonly unknown[], around: Around | null): Promise<Row[]> {
-    if (shape === null || !this.enabled || (page.limit === null && page.offset > 0)) return rowsOfFresh(compile, page, around)
-    const key = `${shape.key},${bound.length},${page.limit === null},${page.offset > 0}`
-    const kept = this.kept(key, shape, page, compile, around, { page: [page.limit, page.offset], bound })
+  private run(
+    db: Db,
+    queryKey: QueryKey | null,
+    page: Page,
+    compile: Compile,
+    bound: readonly unknown[],
+    around: Around | null,
+  ): Promise<Row[]> {
+    if (queryKey === null || !this.enabled || (page.limit === null && page.offset > 0)) return rowsOfFresh(compile, page, around)
+    const key = `${queryKey.key},${bound.length},${page.limit === null},${page.offset > 0}`
+    const kept = this.kept(key, queryKey, page, compile, around, { page: [page.limit, page.offset], bound })
     if (kept === null) return rowsOfFresh(compile, page, around)
     return runStatement(db, kept.template.sql, kept.bindings).then(this.rowsOf)
   }
 
   /**
    * What awaiting the write `compile` builds gives (an UPDATE's count of changed rows), run from the kept template of
-   * `shape` when there is one. `compile` binds every value of its own, the SET values included, through
+   * `queryKey` when there is one. `compile` binds every value of its own, the SET values included, through
    * `values.list(bound)`; a write that returns rows, or binds a value elsewhere, is compiled each time.
    */
-  write<T>(db: Db, shape: Shape, compile: Compile, bound: readonly unknown[]): Promise<T> {
+  write<T>(db: Db, queryKey: QueryKey, compile: Compile, bound: readonly unknown[]): Promise<T> {
     try {
       // A value knex would write as SQL (a raw expression) has no slot.
       const keepable = this.enabled && !inKnexTransaction(db) && !bound.some(isBuilder)
-      const kept = keepable ? this.kept(`${shape.key},${bound.length}`, shape, UNPAGED, compile, null, { page: [], bound }) : null
+      const kept = keepable ? this.kept(`${queryKey.key},${bound.length}`, queryKey, UNPAGED, compile, null, { page: [], bound }) : null
       if (kept === null) return runBuilder<T>(db, compile(OWN_VALUES))
       return runStatement(db, kept.template.sql, kept.bindings, kept.template.method) as Promise<T>
     } catch (error) {
@@ -170,19 +177,19 @@ export class StatementTemplates {
    */
   private kept(
     key: string,
-    shape: Shape,
+    queryKey: QueryKey,
     page: Page,
     compile: Compile,
     around: Around | null,
     values: Values,
   ): { readonly template: Template; readonly bindings: unknown[] } | null {
     let template = this.templates.get(key)
-    let bindings = template ? bind(template, shape, values) : null
+    let bindings = template ? bind(template, queryKey, values) : null
     if (template === undefined || (template !== null && bindings === null)) {
-      template = record(shape, page, compile, around)
+      template = record(queryKey, page, compile, around)
       this.templates.keep(key, template)
-      bindings = template && bind(template, shape, values)
-    } else if (template !== null && checkingCaches()) check(template, bindings!, shape, page, compile, around)
+      bindings = template && bind(template, queryKey, values)
+    } else if (template !== null && checkingCaches()) check(template, bindings!, queryKey, page, compile, around)
     return template === null || bindings === null ? null : { template, bindings }
   }
 }
@@ -206,8 +213,8 @@ function fresh(compile: Compile, page: Page, around: Around | null): Knex.QueryB
 }
 
 /** Compiles the statement with slots for its values; null when some value has no slot. */
-function record(shape: Shape, page: Page, compile: Compile, around: Around | null): Template | null {
-  const recorder = new Recording(shape)
+function record(queryKey: QueryKey, page: Page, compile: Compile, around: Around | null): Template | null {
+  const recorder = new Recording(queryKey)
   const compiled = compile(recorder).toSQL()
   let sql = compiled.sql
   const bindings = [...compiled.bindings] as unknown[]
@@ -242,10 +249,10 @@ interface Values {
 }
 
 /** The request's values in the template's slots; null when one of its comparisons compiles to another text. */
-function bind(template: Template, shape: Shape, values: Values): unknown[] | null {
+function bind(template: Template, queryKey: QueryKey, values: Values): unknown[] | null {
   const fragments: (readonly unknown[])[] = []
   for (const call of template.calls) {
-    const fragment = compileComparison(shape.comparisons[call.node]!, call.target)
+    const fragment = compileComparison(queryKey.comparisons[call.node]!, call.target)
     if (fragment.sql !== call.sql) return null
     fragments.push(fragment.bindings)
   }
@@ -255,11 +262,18 @@ function bind(template: Template, shape: Shape, values: Values): unknown[] | nul
 }
 
 /** Throws when the kept template does not give what a fresh compile gives (see checkCaches). */
-function check(template: Template, bindings: readonly unknown[], shape: Shape, page: Page, compile: Compile, around: Around | null): void {
+function check(
+  template: Template,
+  bindings: readonly unknown[],
+  queryKey: QueryKey,
+  page: Page,
+  compile: Compile,
+  around: Around | null,
+): void {
   const expected = fresh(compile, page, around).toSQL()
   const kept = JSON.stringify({ sql: template.sql, bindings }, bigints)
   const compiled = JSON.stringify({ sql: expected.sql, bindings: expected.bindings }, bigints)
-  if (kept !== compiled) throw new Error(`A kept template differs from a fresh compile of shape ${shape.key}:\n${kept}\n${compiled}`)
+  if (kept !== compiled) throw new Error(`A kept template differs from a fresh compile of key ${queryKey.key}:\n${kept}\n${compiled}`)
 }
 
 const bigints = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? `${value}n` : value)

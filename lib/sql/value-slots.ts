@@ -2,7 +2,7 @@
 // binds the values themselves (`OWN_VALUES`); a statement compiled as a template for every request of its key
 // binds slots instead, each naming where a later request's value comes from (statement-templates.ts). The compilers
 // are handed one or the other explicitly, so no compile depends on a mode set elsewhere.
-import type { ComparisonNode } from '../query/query-shape'
+import type { ComparisonNode } from '../query/query-key'
 import type { ComparisonTarget } from './compile-comparison'
 import type { SqlFragment } from '../dialects'
 
