@@ -106,7 +106,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       try {
         const returned = writer?.returnedRows(keys) ?? null
         if (returned !== null) {
-          return await services.repository.shapeReturned(collection, fields, returned)
+          return await services.repository.itemsOfReturned(collection, fields, returned)
         }
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {

@@ -77,15 +77,15 @@ export class ItemInserts {
     if (most === null || !multiRow || !pk.autoIncrement) return payloads.map((payload) => [payload])
     const runs: Payload[][] = []
     // The payload that set the fields of the last run; null when that run must stay alone.
-    let shape: Payload | null = null
+    let fieldsOf: Payload | null = null
     for (const payload of payloads) {
       // An empty payload is all defaults, which a multi-row INSERT cannot spell.
       const alone = payload.size === 0 || payload.get(pk) != null
       const last = runs[runs.length - 1]
       const room = Math.min(most, Math.floor(this.dialect.maxParameters / Math.max(1, payload.size)))
-      if (!alone && shape !== null && last !== undefined && sameFields(shape, payload) && last.length < room) last.push(payload)
+      if (!alone && fieldsOf !== null && last !== undefined && sameFields(fieldsOf, payload) && last.length < room) last.push(payload)
       else runs.push([payload])
-      shape = alone ? null : payload
+      fieldsOf = alone ? null : payload
     }
     return runs
   }

@@ -89,7 +89,7 @@ export class ItemLoader {
   private readonly templates: StatementTemplates
 
   /**
-   * The per-parent windows, by the shape of their plain read and their bounds, whose plain read found some parent
+   * The per-parent windows, by the key of their plain read and their bounds, whose plain read found some parent
    * with more rows than its window keeps (see `childRows`): their next reads number the rows in SQL at once.
    */
   private readonly overflowing = new LruMap<true>(true, TEMPLATES_KEPT)
@@ -115,8 +115,8 @@ export class ItemLoader {
     })
     const rows = await this.page(db, plan, budget)
     return loadsRelations(fields)
-      ? this.shape(db, collection, fields, rows, budget, plan.joined, plan.folded)
-      : this.shapeRows(collection, fields, rows)
+      ? this.withRelations(db, collection, fields, rows, budget, plan.joined, plan.folded)
+      : this.plainItems(collection, fields, rows)
   }
 
   /**
@@ -137,15 +137,15 @@ export class ItemLoader {
     })
     const rows = await this.page(db, plan, budget)
     const items = loadsRelations(fields)
-      ? await this.shape(db, collection, fields, rows, budget, plan.joined)
-      : this.shapeRows(collection, fields, rows)
+      ? await this.withRelations(db, collection, fields, rows, budget, plan.joined)
+      : this.plainItems(collection, fields, rows)
     const lastRow = rows[rows.length - 1]
     if (lastRow === undefined) return { items, last: null }
     return { items, last: rowKeys(lastRow, this.statements.sortTerms(collection, selection, OWN_VALUES), this.dialect) }
   }
 
   /**
-   * What a write's RETURNING selects so that its row reads as `fields` would read it (see `shapeReturned`), for
+   * What a write's RETURNING selects so that its row reads as `fields` would read it (see `itemsOfReturned`), for
    * fields a row can answer (`readFromRow`, which the writer checks before it asks).
    */
   returningColumns(collection: Collection, fields: readonly FieldNode[]): (string | Knex.Raw)[] {
@@ -156,11 +156,11 @@ export class ItemLoader {
    * Rows a write returned through `returningColumns`, or `rowsByKeys` read right after it, shaped as a read of
    * `fields`: relations load now.
    */
-  shapeReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
-    if (!loadsRelations(fields)) return Promise.resolve(this.shapeRows(collection, fields, rows))
+  itemsOfReturned(db: Db, collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Promise<Item[]> {
+    if (!loadsRelations(fields)) return Promise.resolve(this.plainItems(collection, fields, rows))
     const budget = new RowBudget(this.maxLoadedRows)
     budget.spend(rows.length)
-    return this.shape(db, collection, fields, rows, budget)
+    return this.withRelations(db, collection, fields, rows, budget)
   }
 
   /**
@@ -225,7 +225,7 @@ export class ItemLoader {
    * Builds the response objects, loading each relation node once for all rows. Without a relation to load (a key
    * list, plain fields) they are built at once, with no promise (see is-promise-like.ts).
    */
-  private shape(
+  private withRelations(
     db: Db,
     collection: Collection,
     fields: readonly FieldNode[],
@@ -239,7 +239,7 @@ export class ItemLoader {
   }
 
   /** The response objects of rows read without relations (see `loadsRelations`): nothing left to load. */
-  private shapeRows(collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] {
+  private plainItems(collection: Collection, fields: readonly FieldNode[], rows: readonly Row[]): Item[] {
     return this.items(fields, rows, this.keysOf(collection, rows), new Map())
   }
 
@@ -363,8 +363,8 @@ export class ItemLoader {
     budget.spend(found.size)
     const own = [...found.values()]
     const items = loadsRelations(node.children)
-      ? await this.shape(db, related, node.children, own, budget)
-      : this.shapeRows(related, node.children, own)
+      ? await this.withRelations(db, related, node.children, own, budget)
+      : this.plainItems(related, node.children, own)
     let position = 0
     const byKey = new Map<string, Item>()
     for (const id of found.keys()) byKey.set(id, items[position++]!)
@@ -381,14 +381,16 @@ export class ItemLoader {
     budget = new RowBudget(this.maxLoadedRows),
   ): Promise<Map<string, Item>> {
     const rows = await this.rowsByKeys(db, collection, keys, fields, scope, budget)
-    const items = loadsRelations(fields) ? await this.shape(db, collection, fields, rows, budget) : this.shapeRows(collection, fields, rows)
+    const items = loadsRelations(fields)
+      ? await this.withRelations(db, collection, fields, rows, budget)
+      : this.plainItems(collection, fields, rows)
     const pk = collection.primaryKey
     return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
   }
 
   /**
    * The rows of `collection` with these keys and within `scope` as `fields` read them, before their relations:
-   * what `shapeReturned` takes. One statement per chunk of keys.
+   * what `itemsOfReturned` takes. One statement per chunk of keys.
    */
   async rowsByKeys(
     db: Db,
@@ -442,7 +444,9 @@ export class ItemLoader {
       for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
       return groups
     }
-    const items = loadsRelations(fields) ? await this.shape(db, related, fields, rows, budget) : this.shapeRows(related, fields, rows)
+    const items = loadsRelations(fields)
+      ? await this.withRelations(db, related, fields, rows, budget)
+      : this.plainItems(related, fields, rows)
     rows.forEach((row, index) => add(row, items[index]))
     return groups
   }

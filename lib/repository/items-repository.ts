@@ -315,8 +315,8 @@ export class ItemsRepository {
   }
 
   /** Rows a write returned (`returningColumns`), as `readByKeys` would answer them; their relations load now. */
-  shapeReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Promise<Item[]> {
-    return this.loader.shapeReturned(this.reads(), collection, fields, rows)
+  itemsOfReturned(collection: Collection, fields: readonly FieldNode[], rows: readonly ReturnedRow[]): Promise<Item[]> {
+    return this.loader.itemsOfReturned(this.reads(), collection, fields, rows)
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Collection } from '../schema/collection'
 
 /** Columns a write's RETURNING selects (see ItemsRepository.returningColumns). */
 export type ReturningColumns = (string | Knex.Raw)[]
-/** A written row as RETURNING answered it, for `shapeReturned`. */
+/** A written row as RETURNING answered it, for `itemsOfReturned`. */
 export type ReturnedRow = Record<string, unknown>
 
 /** The rows of a collection a caller may see (SchemaView.scope); null: every row. */
