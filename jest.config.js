@@ -14,6 +14,7 @@ const UNIT_SPECS = [
   '/spec/schema/.+\\.spec\\.ts$',
   '/spec/introspect/(read-collections|catalog-checks)\\.spec\\.ts$',
   '/spec/sql/compile-filter\\.spec\\.ts$',
+  '/spec/plan/.+\\.spec\\.ts$',
   '/spec/access/check-validation\\.spec\\.ts$',
 ]
 

@@ -1,4 +1,4 @@
-// For the specs: the router's caches (statement plans, parsed queries) check every hit against what computing it
+// For the specs: the router's caches (statement templates, parsed queries) check every hit against what computing it
 // afresh gives, and throw on a difference, so the whole suite proves their keys hold everything that matters.
 let checking = false
 

@@ -1,4 +1,4 @@
-// A map by string key with a bound on its size, for the router's caches (kept statements, statement plans,
+// A map by string key with a bound on its size, for the router's caches (kept statements, statement templates,
 // parsed queries): their keys come from requests, so without a bound a stream of new ones would grow it forever.
 
 /** An entry in the order of use: a ring through the map's sentinel, oldest after it, newest before it. */

@@ -8,7 +8,7 @@ import { ABSENT, callerVariables, isVariable, type Variables } from '../query/va
 import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
 import { NO_ROWS } from '../query/filter-node'
-import { Shape } from '../query/query-shape'
+import { QueryKey } from '../query/query-key'
 import { isPromiseLike } from '../is-promise-like'
 import { LruMap } from '../lru-map'
 import type { AccessDecision, AccessEntry, AccessRule, ItemsContext, WriteAction } from '../types'
@@ -121,13 +121,13 @@ class ReadAccess {
   /** See CallerAccess.signature. */
   get signature(): string {
     if (this.signatureText === undefined) {
-      const shape = new Shape('view', true)
+      const viewKey = new QueryKey('view', true)
       for (const [collection, grant] of this.grants) {
-        shape.schema(collection)
-        if (grant == null) shape.word('none')
-        else shape.text(grant.fields === null ? '*' : JSON.stringify([...grant.fields].sort())).filter(grant.scope)
+        viewKey.schema(collection)
+        if (grant == null) viewKey.word('none')
+        else viewKey.text(grant.fields === null ? '*' : JSON.stringify([...grant.fields].sort())).filter(grant.scope)
       }
-      this.signatureText = shape.key
+      this.signatureText = viewKey.key
     }
     return this.signatureText
   }
@@ -234,6 +234,19 @@ export class CallerAccess {
     return pending.some((decision) => decision instanceof Promise)
       ? Promise.all(pending.map((decision) => Promise.resolve(decision))).then(access)
       : access(pending as readonly AccessDecision[])
+  }
+
+  /**
+   * As `resolve`, for the caller the host's `context` option answered, at once or later: at once when both the
+   * option and the access entries answer at once (see is-promise-like.ts).
+   */
+  static forCaller(
+    setup: AccessSetup,
+    collection: Collection,
+    caller: ItemsContext | PromiseLike<ItemsContext>,
+  ): CallerAccess | Promise<CallerAccess> {
+    if (!isPromiseLike(caller)) return CallerAccess.resolve(setup, collection, caller)
+    return Promise.resolve(caller).then((context) => CallerAccess.resolve(setup, collection, context))
   }
 
   /** Whether the caller may read `collection` at all. */

@@ -3,7 +3,7 @@
 import { LruMap } from '../lru-map'
 import type { KeptStatements } from './dialect'
 
-/** Most statements one connection keeps: a router's request shapes, with room for a host's hooks. */
+/** Most statements one connection keeps: a router's statements, one per key, with room for a host's hooks. */
 export const KEPT_PER_CONNECTION = 256
 
 /** A connection's kept statements by SQL text (see LruMap); with `evicts`, the least recently used makes room. */

@@ -3,7 +3,6 @@
 import express, { type Request, type Response, type Router } from 'express'
 import { CallerAccess, type AccessSetup } from '../access/caller-access'
 import { routeNotFound, resolveCaller } from '../handlers/request'
-import { isPromiseLike } from '../is-promise-like'
 import type { ItemsContext } from '../types'
 import { SchemaAnswers } from './schema-answers'
 import { visibleSchema } from './visible-schema'
@@ -30,9 +29,7 @@ type CallerAccessStart = Parameters<typeof CallerAccess.resolve>[1]
 export function schemaRoutes({ access, context, vendor }: SchemaRoutesSetup): Router {
   const { setup, start } = everywhere(access)
   const answers = async (req: Request): Promise<SchemaAnswers> => {
-    const caller = resolveCaller(context, req)
-    const resolved = CallerAccess.resolve(setup, start, isPromiseLike(caller) ? await caller : caller)
-    const callerAccess = isPromiseLike(resolved) ? await resolved : resolved
+    const callerAccess = await CallerAccess.forCaller(setup, start, resolveCaller(context, req))
     return new SchemaAnswers(
       visibleSchema(access.schema, callerAccess.view, (collection) => callerAccess.canRead(collection)),
       vendor,

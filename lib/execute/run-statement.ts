@@ -1,5 +1,5 @@
-// Runs the router's own statements past knex's Raw and Runner: a kept plan's SQL (statement-plans.ts) and its
-// one-statement writes (`runBuilder`). Through them a statement costs a measurable share of a small read (bench
+// Runs the router's own statements past knex's Raw and Runner: a kept template's SQL (statement-templates.ts) and
+// its one-statement writes (`runBuilder`). Through them a statement costs a measurable share of a small read (bench
 // rows "one item with o2m keys", "create one") beyond its driver call: a Raw to hold it, its text scanned again
 // for placeholders, an id, a runner, the `start`
 // listeners (statement-guard.ts sets a timeout and a listener on each statement), the timeout's race and a dozen
@@ -27,7 +27,7 @@ import { statementLimits, type StatementLimits } from './statement-guard'
  * The result of `sql` with `bindings` on `db`, as `db.raw(sql, bindings)` gives it; with a `method` of knex's
  * ('update'), as a builder of that method would (its count of changed rows). A bare transaction's statements
  * run on its connection; a knex transaction's go through knex, whose transactions run on a client of their own
- * (a raw statement only: a kept write there is compiled afresh, see StatementPlans.write). knex's `start` event
+ * (a raw statement only: a kept write there is compiled afresh, see StatementTemplates.write). knex's `start` event
  * does not fire for the statements run here, and its `query-response` event has no builder.
  */
 export function runStatement(db: Db, sql: string, bindings: readonly unknown[], method = 'raw'): Promise<unknown> {

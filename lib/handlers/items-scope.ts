@@ -17,7 +17,6 @@ import type { VersionsService } from '../versions/versions-service'
 import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
 import { parseHooked } from './hooked-query'
 import { idempotent, type Answer } from './idempotent'
-import { isPromiseLike } from '../is-promise-like'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
@@ -74,9 +73,8 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
   const collection = services.schema.collections.get(String(req.params.collection))
   if (!collection) throw routeNotFound(req)
   // Awaited only when pending: see is-promise-like.ts.
-  const caller = resolveCaller(services.context, req)
-  const resolved = CallerAccess.resolve(services.access, collection, isPromiseLike(caller) ? await caller : caller)
-  const access = isPromiseLike(resolved) ? await resolved : resolved
+  const resolved = CallerAccess.forCaller(services.access, collection, resolveCaller(services.context, req))
+  const access = resolved instanceof CallerAccess ? resolved : await resolved
   // Made when something is parsed: a request whose query was parsed before needs none of it.
   const parser = (): ParserOptions => extended(services.parser, { schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
@@ -108,7 +106,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
       try {
         const returned = writer?.returnedRows(keys) ?? null
         if (returned !== null) {
-          return await services.repository.shapeReturned(collection, fields, returned)
+          return await services.repository.itemsOfReturned(collection, fields, returned)
         }
         return await services.repository.readByKeys(collection, keys, fields, scope)
       } catch (error) {

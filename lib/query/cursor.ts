@@ -9,7 +9,7 @@ import type { SortNode } from './query'
 const MAX_CURSOR_LENGTH = 8192
 
 /** What the cursor is only valid for: the collection and each sort key with its direction. */
-function shapeOf(collection: Collection, sort: readonly SortNode[]): string {
+function orderOf(collection: Collection, sort: readonly SortNode[]): string {
   const keys = sort.map((node) => {
     const target = [...node.path.map((hop) => hop.field.name), node.field.name].join('.')
     const operand = node.operand ? `${node.operand.kind}${node.operand.kind === 'datePart' ? `:${node.operand.part}` : ''}()` : ''
@@ -18,14 +18,14 @@ function shapeOf(collection: Collection, sort: readonly SortNode[]): string {
   return `${collection.name}\n${keys.join(',')}`
 }
 
-function sign(secret: Buffer, shape: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(shape).update('\n').update(payload).digest()
+function sign(secret: Buffer, order: string, payload: string): Buffer {
+  return createHmac('sha256', secret).update(order).update('\n').update(payload).digest()
 }
 
 /** The cursor of the place after the item whose sort keys are `keys`. */
 export function encodeCursor(secret: Buffer, collection: Collection, sort: readonly SortNode[], keys: readonly unknown[]): string {
   const payload = Buffer.from(JSON.stringify(keys)).toString('base64url')
-  return `${payload}.${sign(secret, shapeOf(collection, sort), payload).toString('base64url')}`
+  return `${payload}.${sign(secret, orderOf(collection, sort), payload).toString('base64url')}`
 }
 
 const isKeyValue = (value: unknown): boolean =>
@@ -42,7 +42,7 @@ const invalid = (): InvalidQueryError =>
 export function decodeCursor(raw: string, secret: Buffer, collection: Collection, sort: readonly SortNode[]): unknown[] {
   const [payload, signature, extra] = raw.split('.')
   if (raw.length > MAX_CURSOR_LENGTH || payload === undefined || signature === undefined || extra !== undefined) throw invalid()
-  const expected = sign(secret, shapeOf(collection, sort), payload)
+  const expected = sign(secret, orderOf(collection, sort), payload)
   const given = Buffer.from(signature, 'base64url')
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid()
   let keys: unknown

@@ -3,7 +3,7 @@
 // event loop gets a turn between chunks (better-sqlite3 runs each statement synchronously on it).
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Item } from '../types'
-import { RowBudgetError } from './item-loader'
+import { RowBudgetError } from './row-budget'
 
 /** Loads the items after `after` (null: the first chunk), at most `limit`, with the sort keys of its last item. */
 export type ChunkLoader<T = Item> = (after: readonly unknown[] | null, limit: number) => Promise<{ items: T[]; last: unknown[] | null }>

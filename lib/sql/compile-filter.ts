@@ -8,7 +8,7 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
 import { columnValue, toComparable, toStorage } from './storage'
-import { planned } from './statement-plans'
+import type { ValueSlots } from './value-slots'
 
 type Where = Knex.QueryBuilder
 
@@ -53,6 +53,7 @@ export function compileOperand(
   table: string,
   dialect: Dialect,
   subquery: () => Knex.QueryBuilder,
+  values: ValueSlots,
   joins?: CountJoins,
 ): SqlFragment {
   if (operand.kind === 'datePart') return compileDatePart(operand, table, dialect)
@@ -62,29 +63,30 @@ export function compileOperand(
     .from({ [alias]: operand.related.table })
     .count({ count: '*' })
     .whereRaw('?? = ??', [`${alias}.${operand.foreignKey.column}`, `${table}.${operand.parentKey.column}`])
-  if (operand.scope) compileFilter(counted, operand.scope, dialect, alias)
+  if (operand.scope) compileFilter(counted, operand.scope, dialect, alias, values)
   return { sql: '?', bindings: [counted] }
 }
 
 /**
  * Adds `node` to `qb` as one AND-ed condition; `table` is the table `qb` reads (for correlated subqueries).
- * `joins` collects the counts of `qb` itself, which the caller joins (see CountJoins).
+ * `values` binds the comparisons' values (see value-slots.ts); `joins` collects the counts of `qb` itself, which
+ * the caller joins (see CountJoins).
  */
-export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string, joins?: CountJoins): void {
+export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, table: string, values: ValueSlots, joins?: CountJoins): void {
   switch (node.kind) {
     case 'comparison': {
       const target = columnTarget(node.field, dialect)
-      where(qb, planned(node, target, compileComparison(node, target)))
+      where(qb, values.comparison(node, target, compileComparison(node, target)))
       return
     }
     case 'function': {
-      const target = operandTarget(compileOperand(node.operand, table, dialect, subqueryOf(qb), joins), dialect)
-      where(qb, planned(node, target, compileComparison(node, target)))
+      const target = operandTarget(compileOperand(node.operand, table, dialect, subqueryOf(qb), values, joins), dialect)
+      where(qb, values.comparison(node, target, compileComparison(node, target)))
       return
     }
     case 'and':
       qb.where((inner) => {
-        for (const child of node.children) compileFilter(inner, child, dialect, table, joins)
+        for (const child of node.children) compileFilter(inner, child, dialect, table, values, joins)
       })
       return
     case 'or':
@@ -93,7 +95,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, tab
         return
       }
       qb.where((inner) => {
-        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect, table, joins))
+        for (const child of node.children) inner.orWhere((branch) => compileFilter(branch, child, dialect, table, values, joins))
       })
       return
     case 'm2o': {
@@ -101,7 +103,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, tab
       const { related, filter } = node
       qb.whereIn(node.field.column, (sub) => {
         sub.select(related.primaryKey.column).from(related.table)
-        compileFilter(sub, filter, dialect, related.table)
+        compileFilter(sub, filter, dialect, related.table, values)
       })
       return
     }
@@ -110,7 +112,7 @@ export function compileFilter(qb: Where, node: FilterNode, dialect: Dialect, tab
       // NOT IN over a list holding NULL matches nothing, so parents are listed only through non-null keys.
       const parents = (sub: Knex.QueryBuilder): void => {
         sub.select(foreignKey.column).from(related.table).whereNotNull(foreignKey.column)
-        if (filter) compileFilter(sub, filter, dialect, related.table)
+        if (filter) compileFilter(sub, filter, dialect, related.table, values)
       }
       if (node.quantifier === 'some') qb.whereIn(node.parentKey.column, parents)
       else qb.whereNotIn(node.parentKey.column, parents)
@@ -181,6 +183,8 @@ export class CountJoins {
     readonly table: string,
     private readonly subquery: () => Knex.QueryBuilder,
     private readonly dialect: Dialect,
+    /** How the counts' scopes bind their values (see value-slots.ts). */
+    private readonly values: ValueSlots,
   ) {}
 
   /**
@@ -204,7 +208,7 @@ export class CountJoins {
         .select({ [KEY]: `${inner}.${operand.foreignKey.column}` })
         .count({ [COUNT]: '*' })
         .groupBy(`${inner}.${operand.foreignKey.column}`)
-      if (operand.scope) compileFilter(grouped, operand.scope, this.dialect, inner)
+      if (operand.scope) compileFilter(grouped, operand.scope, this.dialect, inner, this.values)
       this.joins.push({ alias, counted: grouped, operand })
     }
     return { sql: 'coalesce(??, 0)', bindings: [`${alias}.${COUNT}`] }

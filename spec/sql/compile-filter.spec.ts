@@ -2,6 +2,7 @@
 import knexFactory, { type Knex } from 'knex'
 import { parseFilter } from '../../lib/query/parse-filter'
 import { compileFilter } from '../../lib/sql/compile-filter'
+import { OWN_VALUES } from '../../lib/sql/value-slots'
 import { dialectOf, type DialectName } from '../../lib/dialects'
 import { collection as fixtureCollection, openSchema, PARSER_LIMITS } from '../support/schema'
 
@@ -36,7 +37,7 @@ function compileAll(collectionName: 'articles' | 'samples', filter: unknown): Ex
   const compile = (name: DialectName): Sql => {
     const knex = KNEX[name]
     const qb = knex(collection.table)
-    compileFilter(qb, node, dialectOf(knex), collection.table)
+    compileFilter(qb, node, dialectOf(knex), collection.table, OWN_VALUES)
     const { sql, bindings } = qb.toSQL()
     return { sql, bindings: [...bindings] }
   }

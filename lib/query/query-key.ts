@@ -1,5 +1,5 @@
 // A request's query written out as text: everything about it that decides the SQL the router sends, without the
-// values (a statement plan's key, see sql/statement-plans.ts), or with them (the key of a caller's view
+// values (a statement template's key, see sql/statement-templates.ts), or with them (the key of a caller's view
 // among parsed queries, see query-cache.ts). Schema objects are written by identity, since one router's schema
 // never changes.
 import type { FilterNode } from './filter-node'
@@ -8,8 +8,8 @@ import type { AggregateQuery, FieldNode, FunctionOperand, GroupNode, SortNode } 
 /** A comparison: the nodes whose values a statement binds. */
 export type ComparisonNode = Extract<FilterNode, { kind: 'comparison' | 'function' }>
 
-/** A query's shape written out as text (`key`), with its comparisons in the order they were written. */
-export class Shape {
+/** A query written out as text (`key`), without its values or with them, its comparisons in the order written. */
+export class QueryKey {
   private readonly parts: string[] = []
   readonly comparisons: ComparisonNode[] = []
   /** Nodes already written: a node met again writes a back-reference, since identity can matter (CountJoins). */
@@ -28,7 +28,7 @@ export class Shape {
     return this.parts.join(',')
   }
 
-  /** The index of `node` among the comparisons, or -1 when the shape does not hold it. */
+  /** The index of `node` among the comparisons, or -1 when the key does not hold it. */
   indexOf(node: ComparisonNode): number {
     return this.comparisonIndex.get(node) ?? -1
   }

@@ -1,14 +1,14 @@
-// Read statements are compiled once per shape: later requests of the shape bind their own values into the kept
+// Read statements are compiled once per key: later requests of the key bind their own values into the kept
 // SQL without building a query, a value that changes the SQL text compiles afresh, a statement that binds a
-// value outside its comparisons is never kept, and the kept plans stay bounded. The whole suite also runs with
+// value outside its comparisons is never kept, and the kept templates stay bounded. The whole suite also runs with
 // checkCaches on (spec/support/check-caches.ts); the last specs here show that check can fail.
 import type { Express } from 'express'
 import type { Knex } from 'knex'
 import request from 'supertest'
 import { dialectOf } from '../../lib/dialects'
 import { checkCaches } from '../../lib/cache-checks'
-import { Shape } from '../../lib/query/query-shape'
-import { StatementPlans } from '../../lib/sql/statement-plans'
+import { QueryKey } from '../../lib/query/query-key'
+import { StatementTemplates } from '../../lib/sql/statement-templates'
 import { collections } from '../../fixtures/schema'
 import { createApp } from '../support/app'
 import { foldsKeyLists, forEachDialect } from '../support/dialects'
@@ -17,7 +17,7 @@ type Row = Record<string, unknown>
 const ids = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.id)
 
 forEachDialect((ctx) => {
-  describe('statement plans', () => {
+  describe('statement templates', () => {
     let app: Express
     beforeAll(async () => {
       await ctx.reset()
@@ -31,7 +31,7 @@ forEachDialect((ctx) => {
       return ((await qb) as Row[]).map((row) => row.id)
     }
 
-    it('binds each request its own values into the kept statement of its shape', async () => {
+    it('binds each request its own values into the kept statement of its key', async () => {
       for (const rating of [3, 4, 1]) {
         const response = await request(app).get(`/api/items/articles?filter[rating][_eq]=${rating}&sort=id&fields=id&limit=-1`)
         expect(ids(response)).toEqual(await expected((qb) => qb.where('rating', rating)))
@@ -61,7 +61,7 @@ forEachDialect((ctx) => {
         const response = await request(app).get(`/api/items/articles?${filter}&sort=id&fields=id&limit=-1`)
         expect({ filter, ids: ids(response) }).toEqual({ filter, ids: await expected(where) })
       }
-      // On SQLite an ASCII term folds with lower(), any other with items_fold(): two texts of one shape.
+      // On SQLite an ASCII term folds with lower(), any other with items_fold(): two texts of one key.
       const ascii = await request(app).get('/api/items/authors?filter[name][_icontains]=volk&fields=name&limit=-1')
       const accented = await request(app).get('/api/items/authors?filter[name][_icontains]=ÅNGSTR&fields=name&limit=-1')
       const asciiAgain = await request(app).get('/api/items/authors?filter[name][_icontains]=kai&fields=name&limit=-1')
@@ -71,7 +71,7 @@ forEachDialect((ctx) => {
       expect(names(asciiAgain)).toEqual(['Kai Müller'])
     })
 
-    it('never takes a search or a cursor page for the same shape without it', async () => {
+    it('never takes a search or a cursor page for the same key without it', async () => {
       const list = '/api/items/authors?fields=id,name&sort=id&limit=3'
       await request(app).get(list).expect(200)
       const names = (response: request.Response): unknown[] => (response.body as { data: Row[] }).data.map((item) => item.name)
@@ -84,7 +84,7 @@ forEachDialect((ctx) => {
       expect(ids(next)).toEqual([4, 5, 6])
     })
 
-    it('runs a kept shape without building a query: the second one-item read creates no query builder', async () => {
+    it('runs a kept key without building a query: the second one-item read creates no query builder', async () => {
       await request(app).get('/api/items/articles/1').expect(200)
       const builders = jest.spyOn(ctx.knex.client as { queryBuilder(): Knex.QueryBuilder }, 'queryBuilder')
       checkCaches(false)
@@ -101,7 +101,7 @@ forEachDialect((ctx) => {
       }
     })
 
-    it("keeps a one-item UPDATE's shape where it returns no row: the next one of the shape builds no query", async () => {
+    it("keeps a one-item UPDATE's key where it returns no row: the next one of the key builds no query", async () => {
       // An afterUpdate hook has the answer read after the write, so the UPDATE returns no row on every database.
       const events: unknown[] = []
       const hooks = { afterUpdate: (event: { keys: unknown }): void => void events.push(event.keys) }
@@ -123,13 +123,13 @@ forEachDialect((ctx) => {
       }
       expect(await ctx.knex('articles').where('id', 4).first('rating')).toEqual({ rating: 5 })
       expect(events).toEqual([[3], [4]])
-      // Another set of fields is another shape; a key with no row still answers 404.
+      // Another set of fields is another key; a key with no row still answers 404.
       await request(hooked).patch('/api/items/articles/4').send({ title: 'Kept', rating: 1 }).expect(200)
       expect(await ctx.knex('articles').where('id', 4).first('title', 'rating')).toEqual({ title: 'Kept', rating: 1 })
       await request(hooked).patch('/api/items/articles/99999').send({ rating: 5 }).expect(404)
     })
 
-    it("runs a kept shape past knex's runner, reported to the knex instance's query and query-response listeners", async () => {
+    it("runs a kept key past knex's runner, reported to the knex instance's query and query-response listeners", async () => {
       await request(app).get('/api/items/articles/1').expect(200)
       const sent: string[] = []
       const answered: string[] = []
@@ -216,23 +216,24 @@ forEachDialect((ctx) => {
       }
     })
 
-    describe('StatementPlans', () => {
+    describe('StatementTemplates', () => {
       const page = { limit: 3, offset: 0 }
-      const plansOf = (capacity?: number): StatementPlans => new StatementPlans((result) => dialectOf(ctx.knex).rawRows(result), capacity)
+      const plansOf = (capacity?: number): StatementTemplates =>
+        new StatementTemplates((result) => dialectOf(ctx.knex).rawRows(result), capacity)
 
-      it('compiles a shape once and keeps at most its capacity of shapes', async () => {
+      it('compiles a key once and keeps at most its capacity of keys', async () => {
         checkCaches(false)
         try {
           const plans = plansOf(2)
           const compile = jest.fn(() => ctx.knex('articles').select('id').orderBy('id'))
-          const run = (kind: string): Promise<Row[]> => plans.select(ctx.knex, new Shape(kind), page, compile)
+          const run = (kind: string): Promise<Row[]> => plans.select(ctx.knex, new QueryKey(kind), page, compile)
           expect(await run('a')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }])
           await run('a')
           expect(compile).toHaveBeenCalledTimes(1)
           await run('b')
           await run('c')
           expect(compile).toHaveBeenCalledTimes(3)
-          // 'a' was the least recently used of three shapes in a cache of two: compiled again.
+          // 'a' was the least recently used of three keys in a cache of two: compiled again.
           await run('a')
           expect(compile).toHaveBeenCalledTimes(4)
         } finally {
@@ -244,7 +245,7 @@ forEachDialect((ctx) => {
         const plans = plansOf()
         const compile = jest.fn(() => ctx.knex('articles').select('id').where('id', '>', 10).orderBy('id'))
         for (let run = 0; run < 3; run += 1) {
-          expect(await plans.select(ctx.knex, new Shape('outside'), page, compile)).toEqual([{ id: 11 }, { id: 12 }, { id: 13 }])
+          expect(await plans.select(ctx.knex, new QueryKey('outside'), page, compile)).toEqual([{ id: 11 }, { id: 12 }, { id: 13 }])
         }
         // Recorded once (found unkeepable), then compiled for each run.
         expect(compile).toHaveBeenCalledTimes(4)
@@ -254,9 +255,9 @@ forEachDialect((ctx) => {
         const plans = plansOf()
         let column = 'id'
         const compile = (): Knex.QueryBuilder => ctx.knex('articles').select(column).orderBy('id')
-        await plans.select(ctx.knex, new Shape('drifting'), page, compile)
+        await plans.select(ctx.knex, new QueryKey('drifting'), page, compile)
         column = 'title'
-        await expect(plans.select(ctx.knex, new Shape('drifting'), page, compile)).rejects.toThrow('differs from a fresh compile')
+        await expect(plans.select(ctx.knex, new QueryKey('drifting'), page, compile)).rejects.toThrow('differs from a fresh compile')
       })
     })
   })
