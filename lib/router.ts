@@ -134,7 +134,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const validators = new Map(
     [...schema.collections.values()].map((collection) => [
       collection,
-      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth }),
+      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth, maxBinaryBytes: config.maxBinaryBytes }),
     ]),
   )
   const versions = new VersionsService(

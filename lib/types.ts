@@ -38,6 +38,12 @@ export type FieldType =
    * `elementType`. PostgreSQL only; on SQLite and MySQL it is a `ConfigError` at router creation.
    */
   | 'array'
+  /**
+   * Bytes (MySQL BINARY/VARBINARY/BLOB, PostgreSQL bytea, SQLite BLOB): JSON string in standard base64 with
+   * padding. Written from the same form, at most `maxBinaryBytes` decoded bytes. Left out of `fields=*`:
+   * ask for it by name. Filters: `_null` / `_nnull`.
+   */
+  | 'binary'
 
 /** How a `date`, `dateTime` or `timestamp` column stores its values on SQLite (see `ScalarFieldDefinition.storage`). */
 export type TemporalStorage = 'isoText' | 'sqlText' | 'epochMs'
@@ -62,7 +68,7 @@ export interface ScalarFieldDefinition {
    * uses it to decide which fields a create requires and to answer a singleton read before the row exists.
    */
   default?: unknown
-  /** Longest accepted string, in characters (`string`, `text`). */
+  /** Longest accepted string, in characters (`string`, `text`); for `binary`, most bytes. */
   maxLength?: number
   /** For `decimal`: digits after the point in every response (`"12.50"`). Without it trailing zeros are trimmed. */
   scale?: number
@@ -561,6 +567,13 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default 32
    */
   maxJsonDepth?: number
+  /**
+   * Most bytes one `binary` field's value may hold once decoded from its base64 text; a larger value is a 400
+   * `FAILED_VALIDATION`. The JSON body's `bodyLimit` bounds it too (base64 is a third longer than its bytes).
+   *
+   * @default 1048576
+   */
+  maxBinaryBytes?: number
   /**
    * Most rows one `export` (a streamed download: `export=csv|json|ndjson`) may hold. Exports are not held to
    * `maxLimit`: they stream in chunks, so memory does not grow with their size. A larger explicit `limit` is a

@@ -33,6 +33,7 @@ const TYPE_DESCRIPTIONS: Readonly<Record<FieldType, TypeDescription>> = Object.f
   uuid: { dataType: 'uuid', interface: 'input', special: [] },
   // Directus has no array columns; as json, with `tags` (a list of strings) where the elements are text.
   array: { dataType: 'array', interface: 'input-code', special: ['cast-json'] },
+  binary: { dataType: 'binary', interface: 'input', special: [] },
 })
 
 /** Directus's `type` for a field type: the same name, but arrays, which Directus only knows as json. */

@@ -41,16 +41,15 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   uuid: 'uuid',
   // A four-digit year (1901 to 2155, and 0); mysql2 reads it as a number.
   year: 'integer',
+  // BINARY(n) pads a shorter value with zero bytes, which read back with it.
+  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, 'binary' as const])),
 }
 
 /** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE. */
-const BINARY_ADVICE =
-  'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `to_base64(<column>)`, with `viewKeys`'
 const SPATIAL_ADVICE =
   'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
 const UNSERVED: Readonly<Record<string, string>> = {
   set: 'a SET is not served: leave it out (`false` in `overrides`), or serve a view that reads it as text, with `viewKeys`',
-  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, BINARY_ADVICE])),
   ...Object.fromEntries(
     ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
       type,
@@ -176,7 +175,11 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
     accepts: acceptedTypes(type, ALSO_ACCEPTS[row.column_type] ?? ALSO_ACCEPTS[row.data_type] ?? []),
     nullable: row.is_nullable === 'YES',
     ...parseDefault(row, type, mariadb),
-    ...(type === 'string' && row.data_type !== 'enum' && row.max_length !== null ? { maxLength: Number(row.max_length) } : {}),
+    ...((type === 'string' && row.data_type !== 'enum') || (type === 'binary' && /binary/.test(row.data_type))
+      ? row.max_length === null
+        ? {}
+        : { maxLength: Number(row.max_length) }
+      : {}),
     ...(type === 'decimal' ? { precision: toNumber(row.numeric_precision), scale: toNumber(row.numeric_scale) } : {}),
     ...(enumValues && text ? { enum: enumValues } : {}),
     autoIncrement: /auto_increment/i.test(row.extra),

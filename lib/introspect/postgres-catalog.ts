@@ -33,13 +33,13 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   json: 'json',
   jsonb: 'json',
   uuid: 'uuid',
+  bytea: 'binary',
 }
 
 /** What to do about the types the router leaves out (see unservedReason), by pg_type.typname. */
 const UNSERVED: Readonly<Record<string, string>> = {
   tsvector:
     "PostgreSQL's parsed full-text form of other columns (lexemes and their positions), not data a client reads or writes; search the text columns it is made from",
-  bytea: "bytes are not served: leave it out (`false` in `overrides`), or serve a view with `encode(<column>, 'base64')`, with `viewKeys`",
 }
 
 /** pg_constraint.confdeltype, as https://www.postgresql.org/docs/current/catalog-pg-constraint.html lists it. */

@@ -50,12 +50,12 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   UUID: 'uuid',
   // Ports of MySQL schemas keep its YEAR; NUMERIC affinity stores the year as an integer.
   YEAR: 'integer',
+  BLOB: 'binary',
 }
 
 /** What to do about a column the router leaves out (see unservedReason), by declared type name. */
 const UNSERVED: Readonly<Record<string, string>> = {
   '': "declared without a type (a view's expression, or CREATE TABLE ... AS SELECT), so SQLite cannot say what it holds: give the field its type in `overrides` (`{ fields: { <column>: { type: 'integer' } } }`)",
-  BLOB: 'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `hex(<column>)`, with `viewKeys`',
 }
 
 /** Any type but an array (PostgreSQL only): a column without affinity holds whatever is written. */

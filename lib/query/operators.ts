@@ -22,7 +22,7 @@ export interface OperatorSpec {
 const EQUALITY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'uuid']
 const ORDERED: readonly TypeFamily[] = ['number', 'temporal']
 const LISTED: readonly TypeFamily[] = ['string', 'number', 'temporal', 'uuid']
-const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array']
+const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array', 'binary']
 const TEXT: readonly TypeFamily[] = ['string']
 /** `_contains` / `_ncontains` on an array test whether it holds an element; `_empty` whether it has none. */
 const TEXT_OR_ARRAY: readonly TypeFamily[] = ['string', 'array']

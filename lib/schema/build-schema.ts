@@ -104,7 +104,8 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
   }
   if (definition.maxLength !== undefined) {
     checkPositiveInteger(definition.maxLength, `${where}.maxLength`)
-    if (!spec.text) throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
+    if (!spec.text && definition.type !== 'binary')
+      throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string, text and binary (bytes) fields`)
   }
   if (
     definition.scale !== undefined &&

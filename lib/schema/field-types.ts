@@ -1,9 +1,10 @@
 // The rules of each field type in one table: payload schema, input coercion and the JSON a response carries.
 import type { FieldType } from '../types'
+import { bytesToBase64, isBase64 } from './binary-value'
 import { parseDate, parseDateTime, parseTime, parseTimestamp } from './temporal'
 
 /** What filter operators and search may do with a type. */
-export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid' | 'array'
+export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid' | 'array' | 'binary'
 
 /** The field facts a type's rules may need. */
 export interface TypedField {
@@ -300,6 +301,15 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromDatabase: (raw) => String(raw).toLowerCase(),
   },
   array: arraySpec(),
+  // Bytes as base64 text; the bound (column's length, `maxBinaryBytes`) is the payload validator's keyword.
+  binary: {
+    ...plain,
+    family: 'binary',
+    jsonSchema: (field) => ({ type: 'string', contentEncoding: 'base64', base64Bytes: field.maxLength ?? 0 }),
+    fromJson: (value) => (isBase64(value) ? value : undefined),
+    fromText: (text) => (isBase64(text) ? text : undefined),
+    fromDatabase: (raw) => bytesToBase64(raw),
+  },
 })
 
 /** The element type's rules of an array field. */

@@ -18,6 +18,8 @@ export function toComparable(field: Field, value: unknown, dialect: Dialect): Kn
       return JSON.stringify(value)
     case 'array':
       return dialect.arrays!.toStorage(value as unknown[])
+    case 'binary':
+      return Buffer.from(String(value), 'base64')
     default:
       return value as Knex.Value
   }

@@ -295,5 +295,5 @@ export const mysql: Dialect = {
   csvCopy: null,
   arrayRows: { rowsAsArray: true },
   isCancelled: (error) => ['ER_QUERY_INTERRUPTED', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'].includes(String(error.code)),
-  readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
+  readValue: (raw, type) => numberText(dateText(bufferText(raw, type), type), type),
 }
