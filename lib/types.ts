@@ -44,6 +44,11 @@ export type FieldType =
    * ask for it by name. Filters: `_null` / `_nnull`.
    */
   | 'binary'
+  /**
+   * A MySQL / MariaDB `SET` column: a JSON array of its allowed values (`enum`, required), each at most once,
+   * answered in the column's order. MySQL and MariaDB only; elsewhere a `ConfigError` at router creation.
+   */
+  | 'set'
 
 /** How a `date`, `dateTime` or `timestamp` column stores its values on SQLite (see `ScalarFieldDefinition.storage`). */
 export type TemporalStorage = 'isoText' | 'sqlText' | 'epochMs'

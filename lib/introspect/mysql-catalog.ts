@@ -49,7 +49,6 @@ const TYPES: Readonly<Record<string, FieldType>> = {
 const SPATIAL_ADVICE =
   'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
 const UNSERVED: Readonly<Record<string, string>> = {
-  set: 'a SET is not served: leave it out (`false` in `overrides`), or serve a view that reads it as text, with `viewKeys`',
   ...Object.fromEntries(
     ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
       type,
@@ -153,6 +152,7 @@ function parseDefault(row: ColumnRow, type: FieldType | null, mariadb: boolean):
 function fieldType(row: ColumnRow, checks: readonly string[]): FieldType | null {
   if (row.column_type === 'tinyint(1)') return 'boolean'
   if (row.data_type === 'enum') return 'string'
+  if (row.data_type === 'set') return 'set'
   const jsonChecked = checks.some((clause) => new RegExp(`json_valid\\(\`${escapeRegExp(row.column)}\`\\)`, 'i').test(clause))
   if (row.data_type === 'longtext' && jsonChecked) return 'json'
   return TYPES[row.data_type] ?? null
@@ -163,10 +163,10 @@ const toNumber = (value: number | string | null): number | undefined => (value =
 function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogColumn {
   const type = fieldType(row, table.checks)
   const enumValues =
-    row.data_type === 'enum'
-      ? quotedValues(row.declared_type.slice(5, -1))
+    row.data_type === 'enum' || row.data_type === 'set'
+      ? quotedValues(row.declared_type.slice(row.data_type.length + 1, -1))
       : table.checks.map((clause) => checkedValues(`(${clause})`, row.column)).find((values) => values !== undefined)
-  const text = type === 'string' || type === 'text'
+  const text = type === 'string' || type === 'text' || type === 'set'
   return {
     name: row.column,
     dbType: row.column_type,

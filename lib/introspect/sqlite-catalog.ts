@@ -58,8 +58,8 @@ const UNSERVED: Readonly<Record<string, string>> = {
   '': "declared without a type (a view's expression, or CREATE TABLE ... AS SELECT), so SQLite cannot say what it holds: give the field its type in `overrides` (`{ fields: { <column>: { type: 'integer' } } }`)",
 }
 
-/** Any type but an array (PostgreSQL only): a column without affinity holds whatever is written. */
-const ALL_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'array')
+/** Any type but an array (PostgreSQL only) or a set (MySQL only): a column without affinity holds whatever is written. */
+const ALL_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'array' && type !== 'set')
 const TEMPORAL: readonly FieldType[] = ['date', 'dateTime', 'timestamp']
 
 /**

@@ -64,7 +64,7 @@ function parseGroupBy(raw: unknown, collection: Collection, schema: SchemaView):
     }
     const member = schema.member(collection, name)
     if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
-    if (member.kind !== 'field' || member.type === 'json' || member.type === 'array' || member.type === 'binary')
+    if (member.kind !== 'field' || member.type === 'json' || member.spec.family === 'array' || member.type === 'binary')
       throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
     return { output: name, field: member }
   })

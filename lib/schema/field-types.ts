@@ -301,6 +301,20 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromDatabase: (raw) => String(raw).toLowerCase(),
   },
   array: arraySpec(),
+  // A MySQL SET: its members (`enum`) as a JSON array. Filters take one member (see parse-filter).
+  set: {
+    ...plain,
+    family: 'array',
+    jsonSchema: (field) => ({
+      type: 'array',
+      items: { type: 'string', ...(field.enum === undefined ? {} : { enum: [...field.enum] }) },
+      uniqueItems: true,
+    }),
+    fromJson: (value) => value,
+    fromText: (text) => text,
+    // MySQL answers the members joined by commas, in the column's order; a member cannot hold a comma.
+    fromDatabase: (raw) => (String(raw) === '' ? [] : String(raw).split(',')),
+  },
   // Bytes as base64 text; the bound (column's length, `maxBinaryBytes`) is the payload validator's keyword.
   binary: {
     ...plain,

@@ -158,7 +158,7 @@ function withoutKey(body: Readonly<Record<string, unknown>>, key: string): Recor
 /** A valid payload value in its canonical form; an array's elements each in their type's. */
 function canonical(field: Field, value: unknown): unknown {
   if (value === null) return null
-  if (field.type !== 'array') return field.spec.fromJson(value)
+  if (field.spec.family !== 'array') return field.spec.fromJson(value)
   const element = elementSpec(field)
   return (value as unknown[]).map((each) => (each === null ? null : element.fromJson(each)))
 }

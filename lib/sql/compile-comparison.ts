@@ -11,6 +11,7 @@ import {
   type ValueOperator,
 } from '../query/operators'
 import type { Dialect, SqlFragment } from '../dialects'
+import type { ArraySupport } from '../dialects/dialect'
 
 /** What a comparison is about, and how its values are bound. */
 export interface ComparisonTarget {
@@ -24,8 +25,8 @@ export interface ComparisonTarget {
    */
   readonly exact: string | null
   readonly dialect: Dialect
-  /** The target is an array column: `_contains` / `_ncontains` test an element, `_empty` its length. */
-  readonly array: boolean
+  /** The SQL of an array or SET column, whose `_contains` / `_ncontains` test an element, `_empty` its length; else null. */
+  readonly elements: ArraySupport | null
   /** A canonical value as the parameter bound for the target. */
   store(value: unknown): Knex.Value
 }
@@ -49,7 +50,7 @@ function compared(target: ComparisonTarget, operator: '=' | '<>' | '<' | '<=' | 
 function pattern(operator: PatternOperator): (target: ComparisonTarget, value: Value) => SqlFragment {
   const spec = patternOf(operator)!
   return (target, value) => {
-    if (target.array) return target.dialect.arrays!.contains(target.lhs, value, spec.negate)
+    if (target.elements) return target.elements.contains(target.lhs, value, spec.negate)
     if (target.column === null) throw new Error(`"${operator}" applies to text columns only`)
     return target.dialect.pattern(target.column, String(value), spec)
   }
@@ -58,13 +59,13 @@ function pattern(operator: PatternOperator): (target: ComparisonTarget, value: V
 const FLAG: Readonly<Record<FlagOperator, (target: ComparisonTarget) => SqlFragment>> = {
   _null: ({ lhs }) => fragment(`${lhs.sql} is null`, lhs.bindings),
   _nnull: ({ lhs }) => fragment(`${lhs.sql} is not null`, lhs.bindings),
-  _empty: ({ lhs, exact, array, dialect }) =>
-    array
-      ? dialect.arrays!.empty(lhs, false)
+  _empty: ({ lhs, exact, elements }) =>
+    elements
+      ? elements.empty(lhs, false)
       : fragment(`(${lhs.sql} is null or ${lhs.sql} = ${exact ?? '?'})`, [...lhs.bindings, ...lhs.bindings, '']),
-  _nempty: ({ lhs, exact, array, dialect }) =>
-    array
-      ? dialect.arrays!.empty(lhs, true)
+  _nempty: ({ lhs, exact, elements }) =>
+    elements
+      ? elements.empty(lhs, true)
       : exact === null
         ? fragment(`${lhs.sql} is not null and ${lhs.sql} <> ?`, [...lhs.bindings, ...lhs.bindings, ''])
         : fragment(`${lhs.sql} <> ${exact}`, [...lhs.bindings, '']),

@@ -8,6 +8,7 @@ import { changeCompiled, withConnection } from '../../knex-adapter'
 import { isNetworkError } from '../network-faults'
 import { lockName, lockRowsForUpdate } from '../row-locks'
 import { bufferText, dateText, numberText } from '../driver-values'
+import { mysqlSets } from './mysql-sets'
 import { likePattern } from '../like-pattern'
 
 const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
@@ -278,6 +279,7 @@ export const mysql: Dialect = {
   storedTemporal: (_type, column) => column,
   temporalToStorage: (_type, _storage, text) => text,
   arrays: null,
+  sets: mysqlSets,
   enumText: ({ sql, bindings }) => ({ sql: `CAST(${sql} AS CHAR)`, bindings }),
   recogniseError,
   recogniseFault,

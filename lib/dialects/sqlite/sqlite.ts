@@ -231,6 +231,7 @@ export const sqlite: Dialect = {
   storedTemporal: sqliteStoredTemporal,
   temporalToStorage: sqliteTemporalToStorage,
   arrays: null,
+  sets: null,
   enumText: (column) => column,
   recogniseError,
   recogniseFault,
