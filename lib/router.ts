@@ -93,6 +93,12 @@ function checkArrays(schema: Schema, dialect: Dialect): void {
   const unsupported = [
     { type: 'array', supported: dialect.arrays !== null, need: 'array fields need PostgreSQL', lacks: 'array columns' },
     { type: 'set', supported: dialect.sets !== null, need: 'set fields need MySQL or MariaDB', lacks: 'SET columns' },
+    {
+      type: 'geometry',
+      supported: dialect.spatial !== null,
+      need: 'geometry fields need MySQL or MariaDB',
+      lacks: 'spatial columns the router serves',
+    },
   ].filter((kind) => !kind.supported)
   for (const collection of schema.collections.values()) {
     for (const kind of unsupported) {

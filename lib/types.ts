@@ -49,6 +49,11 @@ export type FieldType =
    * answered in the column's order. MySQL and MariaDB only; elsewhere a `ConfigError` at router creation.
    */
   | 'set'
+  /**
+   * A MySQL / MariaDB spatial column (`geometry`, `point`, `polygon`, ...): a GeoJSON geometry object of 2D
+   * positions, written with SRID 0. MySQL and MariaDB only; elsewhere a `ConfigError` at router creation.
+   */
+  | 'geometry'
 
 /** How a `date`, `dateTime` or `timestamp` column stores its values on SQLite (see `ScalarFieldDefinition.storage`). */
 export type TemporalStorage = 'isoText' | 'sqlText' | 'epochMs'

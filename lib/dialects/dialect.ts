@@ -52,6 +52,14 @@ export interface ArraySupport {
   empty(lhs: SqlFragment, negate: boolean): SqlFragment
 }
 
+/** SQL for spatial columns (`type: 'geometry'`). */
+export interface SpatialSupport {
+  /** The column as selected: its WKB, which the field type reads as GeoJSON. */
+  select(column: string): SqlFragment
+  /** Rows whose geometry intersects the one given as WKB (`bbox`: their bounding rectangles intersect). */
+  intersects(lhs: SqlFragment, wkb: Buffer, negate: boolean, bbox: boolean): SqlFragment
+}
+
 /** What one server of a dialect supports, where its servers differ (Dialect.serverTraits). */
 export interface ServerTraits {
   /** Whether an INSERT returns the rows it wrote (MariaDB 10.5+; not MySQL). */
@@ -193,6 +201,8 @@ export interface Dialect {
   readonly arrays: ArraySupport | null
   /** SET columns: MySQL's SQL for them, null where the database has none (SQLite, PostgreSQL). */
   readonly sets: ArraySupport | null
+  /** Spatial columns: MySQL's SQL for them, null where the router serves none (SQLite, PostgreSQL). */
+  readonly spatial: SpatialSupport | null
   /**
    * A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. PostgreSQL uses
    * LIKE and ILIKE; MySQL LIKE on bytes, lower-casing both sides for the insensitive match; SQLite GLOB, and

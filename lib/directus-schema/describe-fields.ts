@@ -35,6 +35,7 @@ const TYPE_DESCRIPTIONS: Readonly<Record<FieldType, TypeDescription>> = Object.f
   array: { dataType: 'array', interface: 'input-code', special: ['cast-json'] },
   binary: { dataType: 'binary', interface: 'input', special: [] },
   // Directus keeps a list of strings as `csv`; its members are the field's `enum`.
+  geometry: { dataType: 'geometry', interface: 'map', special: [] },
   set: { dataType: 'set', interface: 'select-multiple-checkbox', special: ['cast-csv'] },
 })
 

@@ -43,19 +43,24 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   year: 'integer',
   // BINARY(n) pads a shorter value with zero bytes, which read back with it.
   ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, 'binary' as const])),
-}
-
-/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE. */
-const SPATIAL_ADVICE =
-  'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
-const UNSERVED: Readonly<Record<string, string>> = {
+  // GeoJSON; MySQL 8 spells a collection `geomcollection`.
   ...Object.fromEntries(
-    ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
-      type,
-      SPATIAL_ADVICE,
-    ]),
+    [
+      'geometry',
+      'point',
+      'linestring',
+      'polygon',
+      'multipoint',
+      'multilinestring',
+      'multipolygon',
+      'geometrycollection',
+      'geomcollection',
+    ].map((type) => [type, 'geometry' as const]),
   ),
 }
+
+/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE: none needs more than the general advice. */
+const UNSERVED: Readonly<Record<string, string>> = {}
 
 /** Column types that other field types also fit, for checkCollections: the router's own choices among them. */
 const ALSO_ACCEPTS: Readonly<Record<string, readonly FieldType[]>> = {

@@ -85,7 +85,8 @@ function describeValue(raw: unknown): string {
 
 function coerce(field: Field, operator: FilterOperator, raw: unknown, state: FilterState): Scalar {
   if (raw === null || raw === 'null') return null
-  if (typeof raw === 'object') throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
+  if (typeof raw === 'object' && field.type !== 'geometry')
+    throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
   // An array's comparisons (`_contains`) take one of its elements.
   const spec = field.spec.family === 'array' ? elementSpec(field) : field.spec
   if (typeof raw === 'string' && spec.fromNow && raw.trim().toUpperCase().startsWith('$NOW')) {

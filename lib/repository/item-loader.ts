@@ -514,7 +514,7 @@ export class ItemLoader {
   private pageLinks(collection: Collection, fields: readonly FieldNode[], selection: Selection, joined: readonly ManyToOne[]): PageLinks {
     const selected = readFields(collection, fields)
     const readAsValued = (field: Field): boolean =>
-      selected.has(field) && field.spec.family !== 'array' && !this.dialect.readAsText.has(field.type)
+      selected.has(field) && field.spec.family !== 'array' && field.type !== 'geometry' && !this.dialect.readAsText.has(field.type)
     const bare = (field: Field): boolean => readAsValued(field) && columnValue(field, field.column, this.dialect).sql === '??'
     return {
       joinKeys: joined.map((node, index) => (bare(node.field) ? node.field.name : joinKey(index))),

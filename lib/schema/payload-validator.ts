@@ -7,6 +7,7 @@ import type { WriteAction } from '../types'
 import type { Collection, Field } from './collection'
 import { decimalIntegerDigits, decimalPlaces, elementSpec, TEMPORAL_FORMATS, unstorableText, validInt64 } from './field-types'
 import { base64Problem, DEFAULT_BINARY_BYTES } from './binary-value'
+import { geometryProblem } from './geometry-value'
 import { jsonValueProblem } from './json-value'
 
 /** The writes that carry a payload. */
@@ -110,6 +111,7 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
       return `Field "${field}" has more than ${String(error.params.digits)} digits before the decimal point`
     case 'jsonValue':
     case 'base64Bytes':
+    case 'geoJson':
       return `Field "${field}" ${String(error.params.problem)}`
     case 'minimum':
     case 'maximum':
@@ -165,7 +167,7 @@ function canonical(field: Field, value: unknown): unknown {
 
 /** The router's bounds on payload values. */
 /** The keywords this validator adds to ajv; the OpenAPI document renames each (openapi-schema.ts). */
-export type CustomKeyword = 'int64' | 'decimalScale' | 'noNul' | 'finite' | 'decimalDigits' | 'jsonValue' | 'base64Bytes'
+export type CustomKeyword = 'int64' | 'decimalScale' | 'noNul' | 'finite' | 'decimalDigits' | 'jsonValue' | 'base64Bytes' | 'geoJson'
 
 export interface PayloadLimits {
   /** Deepest nesting inside a json field's value (`maxJsonDepth`). */
@@ -233,6 +235,17 @@ export function createPayloadValidator(
       const problem = base64Problem(data, columnBytes, limits.maxBinaryBytes)
       if (problem !== null)
         (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'base64Bytes' satisfies CustomKeyword, params: { problem } }]
+      return problem === null
+    },
+  })
+  ajv.addKeyword({
+    keyword: 'geoJson' satisfies CustomKeyword,
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_schema: boolean, data: unknown): boolean {
+      const problem = geometryProblem(data)
+      if (problem !== null)
+        (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'geoJson' satisfies CustomKeyword, params: { problem } }]
       return problem === null
     },
   })

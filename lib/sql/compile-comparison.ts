@@ -56,6 +56,14 @@ function pattern(operator: PatternOperator): (target: ComparisonTarget, value: V
   }
 }
 
+/** A geometry's intersection with the value, bound as WKB (see columnTarget's `store`). */
+function spatial(negate: boolean, bbox: boolean): (target: ComparisonTarget, value: Value) => SqlFragment {
+  return (target, value) => {
+    if (!target.dialect.spatial) throw new Error('Spatial filters need a dialect with spatial columns')
+    return target.dialect.spatial.intersects(target.lhs, value as Buffer, negate, bbox)
+  }
+}
+
 const FLAG: Readonly<Record<FlagOperator, (target: ComparisonTarget) => SqlFragment>> = {
   _null: ({ lhs }) => fragment(`${lhs.sql} is null`, lhs.bindings),
   _nnull: ({ lhs }) => fragment(`${lhs.sql} is not null`, lhs.bindings),
@@ -91,6 +99,10 @@ const VALUE: Readonly<Record<ValueOperator, (target: ComparisonTarget, value: Va
   _nends_with: pattern('_nends_with'),
   _iends_with: pattern('_iends_with'),
   _niends_with: pattern('_niends_with'),
+  _intersects: spatial(false, false),
+  _nintersects: spatial(true, false),
+  _intersects_bbox: spatial(false, true),
+  _nintersects_bbox: spatial(true, true),
 }
 
 /**

@@ -8,6 +8,7 @@ import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
 import { columnValue, elementsOf, toComparable, toStorage } from './storage'
+import { type Geometry, geometryToWkb } from '../schema/geometry-value'
 import { planned } from './statement-plans'
 
 type Where = Knex.QueryBuilder
@@ -22,7 +23,12 @@ function columnTarget(field: Field, dialect: Dialect): ComparisonTarget {
     dialect,
     elements: elementsOf(field, dialect),
     // An array's or a SET's comparisons take one element, bound as it is.
-    store: (value) => (field.spec.family === 'array' ? (value as Knex.Value) : toComparable(field, value, dialect)),
+    store: (value) =>
+      field.spec.family === 'array'
+        ? (value as Knex.Value)
+        : field.type === 'geometry' && value !== null
+          ? geometryToWkb(value as Geometry)
+          : toComparable(field, value, dialect),
   }
 }
 

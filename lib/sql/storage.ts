@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
 import type { ArraySupport } from '../dialects/dialect'
+import { type Geometry, geometryToStorage } from '../schema/geometry-value'
 
 /** The SQL of a field holding several values (a PostgreSQL array, a MySQL SET), or null for a scalar field. */
 export function elementsOf(field: Field, dialect: Dialect): ArraySupport | null {
@@ -27,6 +28,8 @@ export function toComparable(field: Field, value: unknown, dialect: Dialect): Kn
       return elementsOf(field, dialect)!.toStorage(value as unknown[])
     case 'binary':
       return Buffer.from(String(value), 'base64')
+    case 'geometry':
+      return geometryToStorage(value as Geometry)
     default:
       return value as Knex.Value
   }
@@ -58,7 +61,7 @@ export function columnValue(field: Field, column: string, dialect: Dialect): Sql
 export function selectColumn(knex: Knex, field: Field, dialect: Dialect, from?: { table: string; output: string }): string | Knex.Raw {
   const column = from ? `${from.table}.${field.column}` : field.column
   const output = from ? from.output : field.name
-  const elements = elementsOf(field, dialect)
+  const elements = field.type === 'geometry' ? dialect.spatial : elementsOf(field, dialect)
   if (elements) {
     const { sql, bindings } = elements.select(column)
     return knex.raw(`${sql} as ??`, [...bindings, output])

@@ -9,6 +9,7 @@ import { isNetworkError } from '../network-faults'
 import { lockName, lockRowsForUpdate } from '../row-locks'
 import { bufferText, dateText, numberText } from '../driver-values'
 import { mysqlSets } from './mysql-sets'
+import { mysqlSpatial } from './mysql-spatial'
 import { likePattern } from '../like-pattern'
 
 const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
@@ -66,6 +67,9 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
     case 'WARN_DATA_TRUNCATED':
       // MySQL quotes the column ('ref'), MariaDB names it in full (`db`.`table`.`ref`).
       return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) ?? quoted(/column `[^`]*`\.`[^`]*`\.`([^`]+)`/) }
+    // Another kind of geometry than a `point`, `polygon`, ... column holds; the message names no column.
+    case 'ER_CANT_CREATE_GEOMETRY_OBJECT':
+      return { code: 'INVALID_PAYLOAD' }
     default:
       return recogniseByNumber(error, message)
   }
@@ -280,6 +284,7 @@ export const mysql: Dialect = {
   temporalToStorage: (_type, _storage, text) => text,
   arrays: null,
   sets: mysqlSets,
+  spatial: mysqlSpatial,
   enumText: ({ sql, bindings }) => ({ sql: `CAST(${sql} AS CHAR)`, bindings }),
   recogniseError,
   recogniseFault,

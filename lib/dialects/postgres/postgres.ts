@@ -205,6 +205,7 @@ export const postgres: Dialect = {
   temporalToStorage: (_type, _storage, text) => text,
   arrays: postgresArrays,
   sets: null,
+  spatial: null,
   enumText: ({ sql, bindings }) => ({ sql: `(${sql})::text`, bindings }),
   recogniseError,
   recogniseFault,

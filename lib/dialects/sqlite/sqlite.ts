@@ -232,6 +232,7 @@ export const sqlite: Dialect = {
   temporalToStorage: sqliteTemporalToStorage,
   arrays: null,
   sets: null,
+  spatial: null,
   enumText: (column) => column,
   recogniseError,
   recogniseFault,
