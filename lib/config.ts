@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { checkKnownOptions, checkPositiveInteger, resolveLimits } from './schema/build-schema'
 import type { Limits } from './schema/collection'
+import { DEFAULT_BINARY_BYTES } from './schema/binary-value'
 import { ConfigError } from './errors'
 import type { Request } from 'express'
 import type { ItemsContext, ItemsRouterOptions, Logger, OpenApiOptions } from './types'
@@ -30,6 +31,7 @@ export interface RouterConfig {
   readonly maxPatternConditions: number
   readonly maxListEntries: number
   readonly maxJsonDepth: number
+  readonly maxBinaryBytes: number
   readonly maxExportRows: number
   readonly cursorSecret: Buffer
   readonly passUnexpectedErrors: boolean
@@ -82,6 +84,7 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxPatternConditions: true,
   maxListEntries: true,
   maxJsonDepth: true,
+  maxBinaryBytes: true,
   maxExportRows: true,
   cursorSecret: true,
   passUnexpectedErrors: true,
@@ -140,6 +143,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxPatternConditions, 'options.maxPatternConditions')
   checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
+  checkPositiveInteger(options.maxBinaryBytes, 'options.maxBinaryBytes')
   checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
   if (options.cursorSecret !== undefined && (typeof options.cursorSecret !== 'string' || options.cursorSecret.length < MIN_SECRET_LENGTH)) {
     throw new ConfigError('CONFIG_BAD_OPTION', `options.cursorSecret must be a string of at least ${MIN_SECRET_LENGTH} characters`)
@@ -189,6 +193,7 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxPatternConditions: options.maxPatternConditions ?? DEFAULT_PATTERN_CONDITIONS,
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
+    maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_BINARY_BYTES,
     maxExportRows: options.maxExportRows ?? 10_000_000,
     // Random per process by default: cursors then last as long as the process, on this one instance only.
     cursorSecret: options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret),

@@ -57,6 +57,7 @@ export { defineCollection } from './item-types'
 export type {
   FieldInput,
   FieldValue,
+  GeoJsonGeometry,
   ItemInputOf,
   ItemOf,
   ItemOfCollection,

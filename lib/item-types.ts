@@ -28,7 +28,18 @@ export type FieldValue<T extends FieldType> = T extends 'integer' | 'float'
       ? unknown
       : T extends 'array'
         ? unknown[]
-        : string
+        : T extends 'set'
+          ? string[]
+          : T extends 'geometry'
+            ? GeoJsonGeometry
+            : string
+
+/** A `geometry` field's value: a GeoJSON geometry (RFC 7946, section 3.1). */
+export interface GeoJsonGeometry {
+  type: 'Point' | 'LineString' | 'Polygon' | 'MultiPoint' | 'MultiLineString' | 'MultiPolygon' | 'GeometryCollection'
+  coordinates?: unknown
+  geometries?: GeoJsonGeometry[]
+}
 
 /** A field type's value as a payload may send it: exact numbers also as JSON numbers. */
 export type FieldInput<T extends FieldType> = T extends 'bigInteger' | 'decimal' ? string | number : FieldValue<T>

@@ -85,16 +85,30 @@ function parserLimits(config: RouterConfig): ParserLimits {
   }
 }
 
-/** Array fields need a database with array columns (PostgreSQL): elsewhere a definite configuration mistake. */
+/**
+ * Array fields need a database with array columns (PostgreSQL), set fields one with SET columns (MySQL, MariaDB):
+ * elsewhere a definite configuration mistake.
+ */
 function checkArrays(schema: Schema, dialect: Dialect): void {
-  if (dialect.arrays !== null) return
+  const unsupported = [
+    { type: 'array', supported: dialect.arrays !== null, need: 'array fields need PostgreSQL', lacks: 'array columns' },
+    { type: 'set', supported: dialect.sets !== null, need: 'set fields need MySQL or MariaDB', lacks: 'SET columns' },
+    {
+      type: 'geometry',
+      supported: dialect.spatial !== null,
+      need: 'geometry fields need MySQL or MariaDB',
+      lacks: 'spatial columns the router serves',
+    },
+  ].filter((kind) => !kind.supported)
   for (const collection of schema.collections.values()) {
-    const field = collection.fields.find((each) => each.type === 'array')
-    if (field) {
-      throw new ConfigError(
-        'CONFIG_BAD_FIELD',
-        `collections.${collection.name}.fields.${field.name}: array fields need PostgreSQL; ${dialect.name} has no array columns`,
-      )
+    for (const kind of unsupported) {
+      const field = collection.fields.find((each) => each.type === kind.type)
+      if (field) {
+        throw new ConfigError(
+          'CONFIG_BAD_FIELD',
+          `collections.${collection.name}.fields.${field.name}: ${kind.need}; ${dialect.name} has no ${kind.lacks}`,
+        )
+      }
     }
   }
 }
@@ -134,7 +148,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const validators = new Map(
     [...schema.collections.values()].map((collection) => [
       collection,
-      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth }),
+      createPayloadValidator(collection, { maxJsonDepth: config.maxJsonDepth, maxBinaryBytes: config.maxBinaryBytes }),
     ]),
   )
   const versions = new VersionsService(

@@ -38,6 +38,22 @@ export type FieldType =
    * `elementType`. PostgreSQL only; on SQLite and MySQL it is a `ConfigError` at router creation.
    */
   | 'array'
+  /**
+   * Bytes (MySQL BINARY/VARBINARY/BLOB, PostgreSQL bytea, SQLite BLOB): JSON string in standard base64 with
+   * padding. Written from the same form, at most `maxBinaryBytes` decoded bytes. Left out of `fields=*`:
+   * ask for it by name. Filters: `_null` / `_nnull`.
+   */
+  | 'binary'
+  /**
+   * A MySQL / MariaDB `SET` column: a JSON array of its allowed values (`enum`, required), each at most once,
+   * answered in the column's order. MySQL and MariaDB only; elsewhere a `ConfigError` at router creation.
+   */
+  | 'set'
+  /**
+   * A MySQL / MariaDB spatial column (`geometry`, `point`, `polygon`, ...): a GeoJSON geometry object of 2D
+   * positions, written with SRID 0. MySQL and MariaDB only; elsewhere a `ConfigError` at router creation.
+   */
+  | 'geometry'
 
 /** How a `date`, `dateTime` or `timestamp` column stores its values on SQLite (see `ScalarFieldDefinition.storage`). */
 export type TemporalStorage = 'isoText' | 'sqlText' | 'epochMs'
@@ -62,7 +78,7 @@ export interface ScalarFieldDefinition {
    * uses it to decide which fields a create requires and to answer a singleton read before the row exists.
    */
   default?: unknown
-  /** Longest accepted string, in characters (`string`, `text`). */
+  /** Longest accepted string, in characters (`string`, `text`); for `binary`, most bytes. */
   maxLength?: number
   /** For `decimal`: digits after the point in every response (`"12.50"`). Without it trailing zeros are trimmed. */
   scale?: number
@@ -561,6 +577,13 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    * @default 32
    */
   maxJsonDepth?: number
+  /**
+   * Most bytes one `binary` field's value may hold once decoded from its base64 text; a larger value is a 400
+   * `FAILED_VALIDATION`. The JSON body's `bodyLimit` bounds it too (base64 is a third longer than its bytes).
+   *
+   * @default 1048576
+   */
+  maxBinaryBytes?: number
   /**
    * Most rows one `export` (a streamed download: `export=csv|json|ndjson`) may hold. Exports are not held to
    * `maxLimit`: they stream in chunks, so memory does not grow with their size. A larger explicit `limit` is a

@@ -4,6 +4,7 @@ import { ConfigError, ForbiddenError, InvalidQueryError } from '../errors'
 import type { FilterLimits } from '../query/parse-filter'
 import { parseFilter } from '../query/parse-filter'
 import type { FilterNode } from '../query/filter-node'
+import { OPERATORS } from '../query/operators'
 import { ABSENT, callerVariables, isVariable, type Variables } from '../query/variables'
 import type { Collection, Member, Schema } from '../schema/collection'
 import { fullView, openView, type SchemaView } from '../query/schema-view'
@@ -78,6 +79,8 @@ function ruleFilter(raw: unknown, collection: Collection, label: string, limits:
 function checkOwnFields(node: FilterNode, label: string): void {
   if (node.kind === 'and' || node.kind === 'or') node.children.forEach((child) => checkOwnFields(child, label))
   else if (node.kind !== 'comparison') throw new ConfigError('CONFIG_BAD_ACCESS', `${label} may only compare the collection's own fields`)
+  else if (OPERATORS[node.operator].on.includes('geometry') && node.field.type === 'geometry')
+    throw new ConfigError('CONFIG_BAD_ACCESS', `${label} cannot hold "${node.operator}": spatial conditions belong in \`filter\``)
 }
 
 /** A rule's `filter` and `validation`, parsed and checked: per request, and once at creation for fixed rules. */

@@ -36,6 +36,11 @@ function byPattern(operator: PatternOperator): (value: Scalar, term: Scalar) => 
   }
 }
 
+/** Spatial conditions need the database; caller-access.ts refuses them in a `validation` rule. */
+const notInMemory = (): boolean => {
+  throw new Error('A validation rule cannot hold a spatial condition')
+}
+
 /** `_eq` and `_neq` take null (IS NULL, IS NOT NULL); every other comparison with null is false, as in SQL. */
 const VALUE: Readonly<Record<ValueOperator, (value: Scalar, expected: Scalar, order: Order) => boolean>> = {
   _eq: (value, expected, order) => (expected === null ? value === null : value !== null && order(value, expected) === 0),
@@ -56,6 +61,10 @@ const VALUE: Readonly<Record<ValueOperator, (value: Scalar, expected: Scalar, or
   _nends_with: byPattern('_nends_with'),
   _iends_with: byPattern('_iends_with'),
   _niends_with: byPattern('_niends_with'),
+  _intersects: notInMemory,
+  _nintersects: notInMemory,
+  _intersects_bbox: notInMemory,
+  _nintersects_bbox: notInMemory,
 }
 
 const listed = (value: Scalar, list: readonly Scalar[], order: Order): boolean =>

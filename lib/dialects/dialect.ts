@@ -40,9 +40,9 @@ export interface RecognisedError {
  */
 export type Fault = 'unavailable' | 'conflict'
 
-/** SQL for PostgreSQL array columns (`type: 'array'`). */
+/** SQL for columns of several values: PostgreSQL arrays (`type: 'array'`), MySQL SETs (`type: 'set'`). */
 export interface ArraySupport {
-  /** The column as selected: a JSON array of the elements as text (null stays null). */
+  /** The column as selected, for the field type's `fromDatabase` (arrays: a JSON array of the elements as text). */
   select(column: string): SqlFragment
   /** Canonical element values as the bound parameter written to the column. */
   toStorage(values: readonly unknown[]): string
@@ -50,6 +50,14 @@ export interface ArraySupport {
   contains(lhs: SqlFragment, value: Knex.Value, negate: boolean): SqlFragment
   /** Rows whose array is null or has no element (`negate`: has at least one). */
   empty(lhs: SqlFragment, negate: boolean): SqlFragment
+}
+
+/** SQL for spatial columns (`type: 'geometry'`). */
+export interface SpatialSupport {
+  /** The column as selected: its WKB, which the field type reads as GeoJSON. */
+  select(column: string): SqlFragment
+  /** Rows whose geometry intersects the one given as WKB (`bbox`: their bounding rectangles intersect). */
+  intersects(lhs: SqlFragment, wkb: Buffer, negate: boolean, bbox: boolean): SqlFragment
 }
 
 /** What one server of a dialect supports, where its servers differ (Dialect.serverTraits). */
@@ -191,6 +199,10 @@ export interface Dialect {
   enumText(column: SqlFragment): SqlFragment
   /** Array columns: PostgreSQL's SQL for them, null where the database has none (SQLite, MySQL). */
   readonly arrays: ArraySupport | null
+  /** SET columns: MySQL's SQL for them, null where the database has none (SQLite, PostgreSQL). */
+  readonly sets: ArraySupport | null
+  /** Spatial columns: MySQL's SQL for them, null where the router serves none (SQLite, PostgreSQL). */
+  readonly spatial: SpatialSupport | null
   /**
    * A WHERE fragment matching `column` against `term` literally (no wildcards), per `spec`. PostgreSQL uses
    * LIKE and ILIKE; MySQL LIKE on bytes, lower-casing both sides for the insensitive match; SQLite GLOB, and

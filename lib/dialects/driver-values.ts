@@ -4,8 +4,12 @@ import { plainNumberText } from '../schema/field-types'
 import { localDateTime } from '../schema/temporal'
 import type { FieldType } from '../types'
 
-/** Bytes (MySQL's binary casts and columns, SQLite's BLOB values) as the UTF-8 text they hold. */
-export const bufferText = (raw: unknown): unknown => (Buffer.isBuffer(raw) ? raw.toString('utf8') : raw)
+/**
+ * Bytes (MySQL's binary casts and columns, SQLite's BLOB values) as the UTF-8 text they hold; a `binary`
+ * field's bytes stay bytes (its type reads them as base64), and so does a geometry's WKB.
+ */
+export const bufferText = (raw: unknown, type: FieldType): unknown =>
+  Buffer.isBuffer(raw) && type !== 'binary' && type !== 'geometry' ? raw.toString('utf8') : raw
 
 /**
  * A Date for a temporal column as the text it stands for. Drivers build Dates for zone-less columns in the

@@ -33,10 +33,14 @@ const TYPE_DESCRIPTIONS: Readonly<Record<FieldType, TypeDescription>> = Object.f
   uuid: { dataType: 'uuid', interface: 'input', special: [] },
   // Directus has no array columns; as json, with `tags` (a list of strings) where the elements are text.
   array: { dataType: 'array', interface: 'input-code', special: ['cast-json'] },
+  binary: { dataType: 'binary', interface: 'input', special: [] },
+  // Directus keeps a list of strings as `csv`; its members are the field's `enum`.
+  geometry: { dataType: 'geometry', interface: 'map', special: [] },
+  set: { dataType: 'set', interface: 'select-multiple-checkbox', special: ['cast-csv'] },
 })
 
 /** Directus's `type` for a field type: the same name, but arrays, which Directus only knows as json. */
-const directusType = (field: Field): string => (field.type === 'array' ? 'json' : field.type)
+const directusType = (field: Field): string => (field.type === 'array' ? 'json' : field.type === 'set' ? 'csv' : field.type)
 
 /** `meta.special`: the casts, the relation kind, and the values the router writes itself. */
 function special(field: Field, relatedShown: boolean): string[] | null {

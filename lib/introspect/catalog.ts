@@ -104,6 +104,8 @@ export function literalDefault(text: string, type: FieldType | null): unknown {
       } catch {
         return undefined
       }
+    case 'set':
+      return text === '' ? [] : text.split(',')
     case null:
     case 'array':
       return undefined

@@ -41,23 +41,26 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   uuid: 'uuid',
   // A four-digit year (1901 to 2155, and 0); mysql2 reads it as a number.
   year: 'integer',
-}
-
-/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE. */
-const BINARY_ADVICE =
-  'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `to_base64(<column>)`, with `viewKeys`'
-const SPATIAL_ADVICE =
-  'spatial columns are not served: leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)`, with `viewKeys`'
-const UNSERVED: Readonly<Record<string, string>> = {
-  set: 'a SET is not served: leave it out (`false` in `overrides`), or serve a view that reads it as text, with `viewKeys`',
-  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, BINARY_ADVICE])),
+  // BINARY(n) pads a shorter value with zero bytes, which read back with it.
+  ...Object.fromEntries(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'].map((type) => [type, 'binary' as const])),
+  // GeoJSON; MySQL 8 spells a collection `geomcollection`.
   ...Object.fromEntries(
-    ['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection'].map((type) => [
-      type,
-      SPATIAL_ADVICE,
-    ]),
+    [
+      'geometry',
+      'point',
+      'linestring',
+      'polygon',
+      'multipoint',
+      'multilinestring',
+      'multipolygon',
+      'geometrycollection',
+      'geomcollection',
+    ].map((type) => [type, 'geometry' as const]),
   ),
 }
+
+/** What to do about the types the router leaves out (see unservedReason), by DATA_TYPE: none needs more than the general advice. */
+const UNSERVED: Readonly<Record<string, string>> = {}
 
 /** Column types that other field types also fit, for checkCollections: the router's own choices among them. */
 const ALSO_ACCEPTS: Readonly<Record<string, readonly FieldType[]>> = {
@@ -154,6 +157,7 @@ function parseDefault(row: ColumnRow, type: FieldType | null, mariadb: boolean):
 function fieldType(row: ColumnRow, checks: readonly string[]): FieldType | null {
   if (row.column_type === 'tinyint(1)') return 'boolean'
   if (row.data_type === 'enum') return 'string'
+  if (row.data_type === 'set') return 'set'
   const jsonChecked = checks.some((clause) => new RegExp(`json_valid\\(\`${escapeRegExp(row.column)}\`\\)`, 'i').test(clause))
   if (row.data_type === 'longtext' && jsonChecked) return 'json'
   return TYPES[row.data_type] ?? null
@@ -164,10 +168,10 @@ const toNumber = (value: number | string | null): number | undefined => (value =
 function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogColumn {
   const type = fieldType(row, table.checks)
   const enumValues =
-    row.data_type === 'enum'
-      ? quotedValues(row.declared_type.slice(5, -1))
+    row.data_type === 'enum' || row.data_type === 'set'
+      ? quotedValues(row.declared_type.slice(row.data_type.length + 1, -1))
       : table.checks.map((clause) => checkedValues(`(${clause})`, row.column)).find((values) => values !== undefined)
-  const text = type === 'string' || type === 'text'
+  const text = type === 'string' || type === 'text' || type === 'set'
   return {
     name: row.column,
     dbType: row.column_type,
@@ -176,7 +180,11 @@ function toColumn(row: ColumnRow, table: TableFacts, mariadb: boolean): CatalogC
     accepts: acceptedTypes(type, ALSO_ACCEPTS[row.column_type] ?? ALSO_ACCEPTS[row.data_type] ?? []),
     nullable: row.is_nullable === 'YES',
     ...parseDefault(row, type, mariadb),
-    ...(type === 'string' && row.data_type !== 'enum' && row.max_length !== null ? { maxLength: Number(row.max_length) } : {}),
+    ...((type === 'string' && row.data_type !== 'enum') || (type === 'binary' && /binary/.test(row.data_type))
+      ? row.max_length === null
+        ? {}
+        : { maxLength: Number(row.max_length) }
+      : {}),
     ...(type === 'decimal' ? { precision: toNumber(row.numeric_precision), scale: toNumber(row.numeric_scale) } : {}),
     ...(enumValues && text ? { enum: enumValues } : {}),
     autoIncrement: /auto_increment/i.test(row.extra),

@@ -33,13 +33,17 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   json: 'json',
   jsonb: 'json',
   uuid: 'uuid',
+  bytea: 'binary',
 }
 
 /** What to do about the types the router leaves out (see unservedReason), by pg_type.typname. */
+const SPATIAL_ADVICE =
+  'PostGIS values are not served (GeoJSON is served on MySQL and MariaDB only): leave it out (`false` in `overrides`), or serve a view with `ST_AsGeoJSON(<column>)::json` as a json field, with `viewKeys`'
 const UNSERVED: Readonly<Record<string, string>> = {
+  geometry: SPATIAL_ADVICE,
+  geography: SPATIAL_ADVICE,
   tsvector:
-    "PostgreSQL's parsed full-text form of other columns (lexemes and their positions), not data a client reads or writes; search the text columns it is made from",
-  bytea: "bytes are not served: leave it out (`false` in `overrides`), or serve a view with `encode(<column>, 'base64')`, with `viewKeys`",
+    "PostgreSQL's parsed full-text form of other columns (lexemes and their positions), not data a client reads or writes; search the text columns it is made from (`_icontains`, `search`), or to show it serve a view with `<column>::text`, with `viewKeys`",
 }
 
 /** pg_constraint.confdeltype, as https://www.postgresql.org/docs/current/catalog-pg-constraint.html lists it. */

@@ -50,16 +50,24 @@ const TYPES: Readonly<Record<string, FieldType>> = {
   UUID: 'uuid',
   // Ports of MySQL schemas keep its YEAR; NUMERIC affinity stores the year as an integer.
   YEAR: 'integer',
+  BLOB: 'binary',
 }
 
 /** What to do about a column the router leaves out (see unservedReason), by declared type name. */
+const SPATIAL_ADVICE =
+  'spatial values are not served on SQLite (GeoJSON is served on MySQL and MariaDB only): leave it out (`false` in `overrides`), or keep GeoJSON text in a JSON column'
 const UNSERVED: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ['GEOMETRY', 'POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION'].map((type) => [
+      type,
+      SPATIAL_ADVICE,
+    ]),
+  ),
   '': "declared without a type (a view's expression, or CREATE TABLE ... AS SELECT), so SQLite cannot say what it holds: give the field its type in `overrides` (`{ fields: { <column>: { type: 'integer' } } }`)",
-  BLOB: 'bytes are not served: leave it out (`false` in `overrides`), or serve a view with `hex(<column>)`, with `viewKeys`',
 }
 
-/** Any type but an array (PostgreSQL only): a column without affinity holds whatever is written. */
-const ALL_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'array')
+/** Any type but an array (PostgreSQL only), a set or a geometry (MySQL only): a column without affinity holds whatever is written. */
+const ALL_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'array' && type !== 'set' && type !== 'geometry')
 const TEMPORAL: readonly FieldType[] = ['date', 'dateTime', 'timestamp']
 
 /**

@@ -24,6 +24,8 @@ const KEYWORDS: Readonly<Record<CustomKeyword, string>> = Object.freeze({
   finite: 'x-items-finite',
   decimalDigits: 'x-items-decimal-digits',
   jsonValue: 'x-items-json-value',
+  base64Bytes: 'x-items-base64-bytes',
+  geoJson: 'x-items-geojson',
 })
 
 /** A deep copy of `schema` with ajv-only keywords and formats translated. */

@@ -184,7 +184,8 @@ function pageLinks(
   dialect: Dialect,
 ): PageLinks {
   const selected = readFields(collection, fields)
-  const readAsValued = (field: Field): boolean => selected.has(field) && field.type !== 'array' && !dialect.readAsText.has(field.type)
+  const readAsValued = (field: Field): boolean =>
+    selected.has(field) && field.spec.family !== 'array' && field.type !== 'geometry' && !dialect.readAsText.has(field.type)
   const bare = (field: Field): boolean => readAsValued(field) && columnValue(field, field.column, dialect).sql === '??'
   return {
     joinKeys: joined.map((node, index) => (bare(node.field) ? node.field.name : joinKey(index))),

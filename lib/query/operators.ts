@@ -22,10 +22,13 @@ export interface OperatorSpec {
 const EQUALITY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'uuid']
 const ORDERED: readonly TypeFamily[] = ['number', 'temporal']
 const LISTED: readonly TypeFamily[] = ['string', 'number', 'temporal', 'uuid']
-const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array']
+const ANY: readonly TypeFamily[] = ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array', 'binary', 'geometry']
 const TEXT: readonly TypeFamily[] = ['string']
 /** `_contains` / `_ncontains` on an array test whether it holds an element; `_empty` whether it has none. */
 const TEXT_OR_ARRAY: readonly TypeFamily[] = ['string', 'array']
+
+/** `_intersects` and `_intersects_bbox` take a GeoJSON geometry. */
+const SPATIAL: readonly TypeFamily[] = ['geometry']
 
 const pattern = <const P extends PatternSpec>(spec: P) => ({ takes: 'value', on: TEXT, pattern: spec }) as const
 
@@ -54,6 +57,10 @@ export const OPERATORS = Object.freeze({
   _nends_with: pattern({ anchor: 'ends', insensitive: false, negate: true }),
   _iends_with: pattern({ anchor: 'ends', insensitive: true, negate: false }),
   _niends_with: pattern({ anchor: 'ends', insensitive: true, negate: true }),
+  _intersects: { takes: 'value', on: SPATIAL },
+  _nintersects: { takes: 'value', on: SPATIAL },
+  _intersects_bbox: { takes: 'value', on: SPATIAL },
+  _nintersects_bbox: { takes: 'value', on: SPATIAL },
   _between: { takes: 'pair', on: ORDERED },
   _nbetween: { takes: 'pair', on: ORDERED },
 } as const satisfies Record<string, OperatorSpec>)

@@ -11,7 +11,7 @@ import type { AggregateFunction, AggregateNode, AggregateQuery, AggregateSortNod
 
 /** The type families each function accepts; `count` also takes `*`. */
 const FUNCTIONS: Readonly<Record<AggregateFunction, readonly TypeFamily[]>> = Object.freeze({
-  count: ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array'],
+  count: ['string', 'number', 'boolean', 'temporal', 'json', 'uuid', 'array', 'binary', 'geometry'],
   countDistinct: ['string', 'number', 'boolean', 'temporal', 'uuid'],
   sum: ['number'],
   sumDistinct: ['number'],
@@ -64,7 +64,13 @@ function parseGroupBy(raw: unknown, collection: Collection, schema: SchemaView):
     }
     const member = schema.member(collection, name)
     if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
-    if (member.kind !== 'field' || member.type === 'json' || member.type === 'array')
+    if (
+      member.kind !== 'field' ||
+      member.type === 'json' ||
+      member.spec.family === 'array' ||
+      member.type === 'binary' ||
+      member.type === 'geometry'
+    )
       throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
     return { output: name, field: member }
   })

@@ -128,6 +128,8 @@ function resolveLevel(
   for (const [head = '', ...rest] of paths) {
     if (head === '*') {
       for (const member of state.schema.members(collection)) {
+        // Bytes can be large, and a list would load them for every row: they are read when named.
+        if (member.kind === 'field' && member.type === 'binary') continue
         // A wildcard expands relations; with backlink=false not the one leading back to the parent.
         const expand = rest.length > 0 && isRelation(member) && !(member === back && !state.backlink)
         add(member.name, member, expand ? rest : null)

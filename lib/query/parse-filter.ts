@@ -85,9 +85,10 @@ function describeValue(raw: unknown): string {
 
 function coerce(field: Field, operator: FilterOperator, raw: unknown, state: FilterState): Scalar {
   if (raw === null || raw === 'null') return null
-  if (typeof raw === 'object') throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
+  if (typeof raw === 'object' && field.type !== 'geometry')
+    throw new InvalidQueryError(`The "${operator}" filter on "${field.name}" needs a single value`)
   // An array's comparisons (`_contains`) take one of its elements.
-  const spec = field.type === 'array' ? elementSpec(field) : field.spec
+  const spec = field.spec.family === 'array' ? elementSpec(field) : field.spec
   if (typeof raw === 'string' && spec.fromNow && raw.trim().toUpperCase().startsWith('$NOW')) {
     const now = resolveNow(raw, state.now)
     if (now === null) throw new InvalidQueryError(`${describeValue(raw)} is not a valid $NOW expression`)
@@ -131,9 +132,9 @@ function comparison(field: Field, operator: FilterOperator, given: unknown, stat
     throw new InvalidQueryError(`"${field.type}" field type does not contain the "${operator}" filter operator (field "${field.name}")`)
   }
   // An array's `_contains` names an element, which is no text match.
-  if (spec.pattern && field.type !== 'array') countPattern(state)
+  if (spec.pattern && field.spec.family !== 'array') countPattern(state)
   // PostgreSQL has no LIKE for its enum types; an enum is matched by its values (`_in`) on every database.
-  if (field.enum !== undefined && patternOf(operator)) {
+  if (field.enum !== undefined && field.spec.family !== 'array' && patternOf(operator)) {
     throw new InvalidQueryError(`The "${operator}" filter does not apply to field "${field.name}", which takes listed values; use "_in"`)
   }
   // Variables are resolved per list item, once a comma-separated list is split. A comparison with an absent

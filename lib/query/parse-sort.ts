@@ -21,7 +21,13 @@ function resolvePath(entry: string, collection: Collection, schema: SchemaView):
     const member = schema.member(current, name)
     if (!member) throw new InvalidQueryError(`Cannot sort by "${entry}": no field "${name}" in collection "${current.name}"`)
     if (index === segments.length - 1) {
-      if (member.kind !== 'field' || member.type === 'json' || member.type === 'array') {
+      if (
+        member.kind !== 'field' ||
+        member.type === 'json' ||
+        member.spec.family === 'array' ||
+        member.type === 'binary' ||
+        member.type === 'geometry'
+      ) {
         throw new InvalidQueryError(`Cannot sort by "${entry}": only scalar fields can be sorted`)
       }
       return { field: member, path }

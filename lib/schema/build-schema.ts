@@ -104,7 +104,8 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
   }
   if (definition.maxLength !== undefined) {
     checkPositiveInteger(definition.maxLength, `${where}.maxLength`)
-    if (!spec.text) throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string and text fields`)
+    if (!spec.text && definition.type !== 'binary')
+      throw new ConfigError('CONFIG_BAD_FIELD', `${where}: maxLength applies to string, text and binary (bytes) fields`)
   }
   if (
     definition.scale !== undefined &&
@@ -179,8 +180,13 @@ function checkExistingDatabaseOptions(definition: ScalarFieldDefinition, where: 
   } else if (definition.elementType !== undefined) {
     bad('elementType applies to array fields')
   }
+  if (definition.type === 'set') {
+    if (definition.enum === undefined) bad('a set field needs enum, the values its column allows')
+    if (definition.primaryKey || definition.references !== undefined) bad('a set field can be neither a primary key nor a reference')
+    if (definition.enum?.some((value) => typeof value === 'string' && value.includes(','))) bad('a set value cannot hold a comma')
+  }
   if (definition.enum !== undefined) {
-    if (!FIELD_TYPES[definition.type].text) bad('enum applies to string and text fields')
+    if (!FIELD_TYPES[definition.type].text && definition.type !== 'set') bad('enum applies to string, text and set fields')
     if (!Array.isArray(definition.enum) || definition.enum.length === 0 || !definition.enum.every((value) => typeof value === 'string')) {
       bad('enum must be a non-empty list of strings')
     }

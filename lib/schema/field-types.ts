@@ -1,9 +1,11 @@
 // The rules of each field type in one table: payload schema, input coercion and the JSON a response carries.
 import type { FieldType } from '../types'
+import { bytesToBase64, isBase64 } from './binary-value'
+import { geometryProblem, wkbToGeometry } from './geometry-value'
 import { parseDate, parseDateTime, parseTime, parseTimestamp } from './temporal'
 
 /** What filter operators and search may do with a type. */
-export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid' | 'array'
+export type TypeFamily = 'string' | 'number' | 'boolean' | 'temporal' | 'json' | 'uuid' | 'array' | 'binary' | 'geometry'
 
 /** The field facts a type's rules may need. */
 export interface TypedField {
@@ -300,6 +302,45 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeSpec>> = Object.fr
     fromDatabase: (raw) => String(raw).toLowerCase(),
   },
   array: arraySpec(),
+  // A MySQL SET: its members (`enum`) as a JSON array. Filters take one member (see parse-filter).
+  set: {
+    ...plain,
+    family: 'array',
+    jsonSchema: (field) => ({
+      type: 'array',
+      items: { type: 'string', ...(field.enum === undefined ? {} : { enum: [...field.enum] }) },
+      uniqueItems: true,
+    }),
+    fromJson: (value) => value,
+    fromText: (text) => text,
+    // MySQL answers the members joined by commas, in the column's order; a member cannot hold a comma.
+    fromDatabase: (raw) => (String(raw) === '' ? [] : String(raw).split(',')),
+  },
+  // GeoJSON in and out; the column is read as WKB (see the dialect's `spatial`) and parsed here.
+  geometry: {
+    ...plain,
+    family: 'geometry',
+    jsonSchema: () => ({ type: 'object', geoJson: true }),
+    fromJson: (value) => (geometryProblem(value) === null ? value : undefined),
+    fromText: (text) => {
+      try {
+        const value: unknown = JSON.parse(text)
+        return geometryProblem(value) === null ? value : undefined
+      } catch {
+        return undefined
+      }
+    },
+    fromDatabase: (raw) => (raw instanceof Uint8Array ? wkbToGeometry(raw) : typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw),
+  },
+  // Bytes as base64 text; the bound (column's length, `maxBinaryBytes`) is the payload validator's keyword.
+  binary: {
+    ...plain,
+    family: 'binary',
+    jsonSchema: (field) => ({ type: 'string', contentEncoding: 'base64', base64Bytes: field.maxLength ?? 0 }),
+    fromJson: (value) => (isBase64(value) ? value : undefined),
+    fromText: (text) => (isBase64(text) ? text : undefined),
+    fromDatabase: (raw) => bytesToBase64(raw),
+  },
 })
 
 /** The element type's rules of an array field. */

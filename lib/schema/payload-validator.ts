@@ -6,6 +6,8 @@ import { FailedValidationError, InvalidPayloadError, ItemsErrorList } from '../e
 import type { WriteAction } from '../types'
 import type { Collection, Field } from './collection'
 import { decimalIntegerDigits, decimalPlaces, elementSpec, TEMPORAL_FORMATS, unstorableText, validInt64 } from './field-types'
+import { base64Problem, DEFAULT_BINARY_BYTES } from './binary-value'
+import { geometryProblem } from './geometry-value'
 import { jsonValueProblem } from './json-value'
 
 /** The writes that carry a payload. */
@@ -108,6 +110,8 @@ function describe(error: ErrorObject, field: string, collection: Collection): st
     case 'decimalDigits':
       return `Field "${field}" has more than ${String(error.params.digits)} digits before the decimal point`
     case 'jsonValue':
+    case 'base64Bytes':
+    case 'geoJson':
       return `Field "${field}" ${String(error.params.problem)}`
     case 'minimum':
     case 'maximum':
@@ -156,21 +160,26 @@ function withoutKey(body: Readonly<Record<string, unknown>>, key: string): Recor
 /** A valid payload value in its canonical form; an array's elements each in their type's. */
 function canonical(field: Field, value: unknown): unknown {
   if (value === null) return null
-  if (field.type !== 'array') return field.spec.fromJson(value)
+  if (field.spec.family !== 'array') return field.spec.fromJson(value)
   const element = elementSpec(field)
   return (value as unknown[]).map((each) => (each === null ? null : element.fromJson(each)))
 }
 
 /** The router's bounds on payload values. */
 /** The keywords this validator adds to ajv; the OpenAPI document renames each (openapi-schema.ts). */
-export type CustomKeyword = 'int64' | 'decimalScale' | 'noNul' | 'finite' | 'decimalDigits' | 'jsonValue'
+export type CustomKeyword = 'int64' | 'decimalScale' | 'noNul' | 'finite' | 'decimalDigits' | 'jsonValue' | 'base64Bytes' | 'geoJson'
 
 export interface PayloadLimits {
   /** Deepest nesting inside a json field's value (`maxJsonDepth`). */
   readonly maxJsonDepth: number
+  /** Most decoded bytes in a binary field's value (`maxBinaryBytes`). */
+  readonly maxBinaryBytes: number
 }
 
-export function createPayloadValidator(collection: Collection, limits: PayloadLimits = { maxJsonDepth: 32 }): PayloadValidator {
+export function createPayloadValidator(
+  collection: Collection,
+  limits: PayloadLimits = { maxJsonDepth: 32, maxBinaryBytes: DEFAULT_BINARY_BYTES },
+): PayloadValidator {
   const ajv = new Ajv({ allErrors: true, strict: false })
   addFormats(ajv)
   for (const [name, validate] of Object.entries(TEMPORAL_FORMATS)) ajv.addFormat(name, { type: 'string', validate })
@@ -214,6 +223,29 @@ export function createPayloadValidator(collection: Collection, limits: PayloadLi
       const problem = jsonValueProblem(data, limits.maxJsonDepth)
       if (problem !== null)
         (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'jsonValue' satisfies CustomKeyword, params: { problem } }]
+      return problem === null
+    },
+  })
+  // The schema's number is the column's own bound in bytes (0: none); the budget applies to every column.
+  ajv.addKeyword({
+    keyword: 'base64Bytes' satisfies CustomKeyword,
+    schemaType: 'number',
+    errors: true,
+    validate: function check(columnBytes: number, data: unknown): boolean {
+      const problem = base64Problem(data, columnBytes, limits.maxBinaryBytes)
+      if (problem !== null)
+        (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'base64Bytes' satisfies CustomKeyword, params: { problem } }]
+      return problem === null
+    },
+  })
+  ajv.addKeyword({
+    keyword: 'geoJson' satisfies CustomKeyword,
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_schema: boolean, data: unknown): boolean {
+      const problem = geometryProblem(data)
+      if (problem !== null)
+        (check as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'geoJson' satisfies CustomKeyword, params: { problem } }]
       return problem === null
     },
   })

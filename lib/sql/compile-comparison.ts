@@ -11,6 +11,7 @@ import {
   type ValueOperator,
 } from '../query/operators'
 import type { Dialect, SqlFragment } from '../dialects'
+import type { ArraySupport } from '../dialects/dialect'
 
 /** What a comparison is about, and how its values are bound. */
 export interface ComparisonTarget {
@@ -24,8 +25,8 @@ export interface ComparisonTarget {
    */
   readonly exact: string | null
   readonly dialect: Dialect
-  /** The target is an array column: `_contains` / `_ncontains` test an element, `_empty` its length. */
-  readonly array: boolean
+  /** The SQL of an array or SET column, whose `_contains` / `_ncontains` test an element, `_empty` its length; else null. */
+  readonly elements: ArraySupport | null
   /** A canonical value as the parameter bound for the target. */
   store(value: unknown): Knex.Value
 }
@@ -49,22 +50,30 @@ function compared(target: ComparisonTarget, operator: '=' | '<>' | '<' | '<=' | 
 function pattern(operator: PatternOperator): (target: ComparisonTarget, value: Value) => SqlFragment {
   const spec = patternOf(operator)!
   return (target, value) => {
-    if (target.array) return target.dialect.arrays!.contains(target.lhs, value, spec.negate)
+    if (target.elements) return target.elements.contains(target.lhs, value, spec.negate)
     if (target.column === null) throw new Error(`"${operator}" applies to text columns only`)
     return target.dialect.pattern(target.column, String(value), spec)
+  }
+}
+
+/** A geometry's intersection with the value, bound as WKB (see columnTarget's `store`). */
+function spatial(negate: boolean, bbox: boolean): (target: ComparisonTarget, value: Value) => SqlFragment {
+  return (target, value) => {
+    if (!target.dialect.spatial) throw new Error('Spatial filters need a dialect with spatial columns')
+    return target.dialect.spatial.intersects(target.lhs, value as Buffer, negate, bbox)
   }
 }
 
 const FLAG: Readonly<Record<FlagOperator, (target: ComparisonTarget) => SqlFragment>> = {
   _null: ({ lhs }) => fragment(`${lhs.sql} is null`, lhs.bindings),
   _nnull: ({ lhs }) => fragment(`${lhs.sql} is not null`, lhs.bindings),
-  _empty: ({ lhs, exact, array, dialect }) =>
-    array
-      ? dialect.arrays!.empty(lhs, false)
+  _empty: ({ lhs, exact, elements }) =>
+    elements
+      ? elements.empty(lhs, false)
       : fragment(`(${lhs.sql} is null or ${lhs.sql} = ${exact ?? '?'})`, [...lhs.bindings, ...lhs.bindings, '']),
-  _nempty: ({ lhs, exact, array, dialect }) =>
-    array
-      ? dialect.arrays!.empty(lhs, true)
+  _nempty: ({ lhs, exact, elements }) =>
+    elements
+      ? elements.empty(lhs, true)
       : exact === null
         ? fragment(`${lhs.sql} is not null and ${lhs.sql} <> ?`, [...lhs.bindings, ...lhs.bindings, ''])
         : fragment(`${lhs.sql} <> ${exact}`, [...lhs.bindings, '']),
@@ -90,6 +99,10 @@ const VALUE: Readonly<Record<ValueOperator, (target: ComparisonTarget, value: Va
   _nends_with: pattern('_nends_with'),
   _iends_with: pattern('_iends_with'),
   _niends_with: pattern('_niends_with'),
+  _intersects: spatial(false, false),
+  _nintersects: spatial(true, false),
+  _intersects_bbox: spatial(false, true),
+  _nintersects_bbox: spatial(true, true),
 }
 
 /**

@@ -7,7 +7,8 @@ import type { FilterNode } from '../query/filter-node'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
-import { columnValue, toComparable, toStorage } from './storage'
+import { columnValue, elementsOf, toComparable, toStorage } from './storage'
+import { type Geometry, geometryToWkb } from '../schema/geometry-value'
 import type { ValueSlots } from './value-slots'
 
 type Where = Knex.QueryBuilder
@@ -20,15 +21,20 @@ function columnTarget(field: Field, dialect: Dialect): ComparisonTarget {
     column: field.column,
     exact: field.spec.text ? dialect.exactText : null,
     dialect,
-    array: field.type === 'array',
-    // An array's comparisons take one element, bound as it is.
-    store: (value) => (field.type === 'array' ? (value as Knex.Value) : toComparable(field, value, dialect)),
+    elements: elementsOf(field, dialect),
+    // An array's or a SET's comparisons take one element, bound as it is.
+    store: (value) =>
+      field.spec.family === 'array'
+        ? (value as Knex.Value)
+        : field.type === 'geometry' && value !== null
+          ? geometryToWkb(value as Geometry)
+          : toComparable(field, value, dialect),
   }
 }
 
 function operandTarget(operand: SqlFragment, dialect: Dialect): ComparisonTarget {
   // Function values are integers, bound as they are.
-  return { lhs: operand, column: null, exact: null, dialect, array: false, store: (value) => value as Knex.Value }
+  return { lhs: operand, column: null, exact: null, dialect, elements: null, store: (value) => value as Knex.Value }
 }
 
 function where(qb: Where, { sql, bindings }: SqlFragment): void {

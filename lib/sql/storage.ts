@@ -2,6 +2,13 @@
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
+import type { ArraySupport } from '../dialects/dialect'
+import { type Geometry, geometryToStorage } from '../schema/geometry-value'
+
+/** The SQL of a field holding several values (a PostgreSQL array, a MySQL SET), or null for a scalar field. */
+export function elementsOf(field: Field, dialect: Dialect): ArraySupport | null {
+  return field.type === 'array' ? dialect.arrays : field.type === 'set' ? dialect.sets : null
+}
 
 /**
  * A canonical value as bound in a comparison with `columnValue(field)`: the form the router writes by default,
@@ -17,7 +24,12 @@ export function toComparable(field: Field, value: unknown, dialect: Dialect): Kn
     case 'json':
       return JSON.stringify(value)
     case 'array':
-      return dialect.arrays!.toStorage(value as unknown[])
+    case 'set':
+      return elementsOf(field, dialect)!.toStorage(value as unknown[])
+    case 'binary':
+      return Buffer.from(String(value), 'base64')
+    case 'geometry':
+      return geometryToStorage(value as Geometry)
     default:
       return value as Knex.Value
   }
@@ -49,8 +61,9 @@ export function columnValue(field: Field, column: string, dialect: Dialect): Sql
 export function selectColumn(knex: Knex, field: Field, dialect: Dialect, from?: { table: string; output: string }): string | Knex.Raw {
   const column = from ? `${from.table}.${field.column}` : field.column
   const output = from ? from.output : field.name
-  if (field.type === 'array') {
-    const { sql, bindings } = dialect.arrays!.select(column)
+  const elements = field.type === 'geometry' ? dialect.spatial : elementsOf(field, dialect)
+  if (elements) {
+    const { sql, bindings } = elements.select(column)
     return knex.raw(`${sql} as ??`, [...bindings, output])
   }
   if (field.storage !== 'isoText') {

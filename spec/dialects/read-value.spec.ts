@@ -66,6 +66,14 @@ describe('readValue through fromStorage', () => {
         ['json', Buffer.from('{"ü":"✓"}', 'utf8'), undefined, { ü: '✓' }],
       ],
     ),
+    // Bytes (bytea, BLOB, VARBINARY) arrive as Buffers everywhere and answer as base64, whatever they hold.
+    ...cases(
+      ['sqlite', 'postgres', 'mysql'],
+      [
+        ['binary', Buffer.from([0x00, 0xff, 0xc3, 0x28]), undefined, 'AP/DKA=='],
+        ['binary', Buffer.alloc(0), undefined, ''],
+      ],
+    ),
     // Text is already the plain form on every database.
     ...cases(
       ['sqlite', 'postgres', 'mysql'],

@@ -7,6 +7,7 @@ import {
   createItemsRouter,
   defineCollection,
   type CollectionDefinition,
+  type GeoJsonGeometry,
   type Item,
   type ItemsEvent,
   type ItemOf,
@@ -80,6 +81,16 @@ describe('inferred item types', () => {
     // @ts-expect-error: hidden fields are never returned, so the type has none.
     void article.secret
     void [title, rating]
+  })
+
+  it('map set, geometry and binary fields to their JSON forms', () => {
+    type Film = ItemOf<{
+      id: { type: 'integer'; primaryKey: true }
+      features: { type: 'set'; enum: string[]; nullable: false }
+      loc: { type: 'geometry' }
+      poster: { type: 'binary' }
+    }>
+    expectTypeOf<Film>().toEqualTypeOf<{ id: number; features: string[]; loc: GeoJsonGeometry | null; poster: string | null }>()
   })
 
   it('infer the fixtures (written with `satisfies`) as well', () => {

@@ -8,6 +8,8 @@ import { changeCompiled, withConnection } from '../../knex-adapter'
 import { isNetworkError } from '../network-faults'
 import { lockName, lockRowsForUpdate } from '../row-locks'
 import { bufferText, dateText, numberText } from '../driver-values'
+import { mysqlSets } from './mysql-sets'
+import { mysqlSpatial } from './mysql-spatial'
 import { likePattern } from '../like-pattern'
 
 const PARTS: Readonly<Record<DatePart, (value: string) => string>> = {
@@ -65,6 +67,9 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
     case 'WARN_DATA_TRUNCATED':
       // MySQL quotes the column ('ref'), MariaDB names it in full (`db`.`table`.`ref`).
       return { code: 'INVALID_PAYLOAD', field: quoted(/column '([^']+)'/) ?? quoted(/column `[^`]*`\.`[^`]*`\.`([^`]+)`/) }
+    // Another kind of geometry than a `point`, `polygon`, ... column holds; the message names no column.
+    case 'ER_CANT_CREATE_GEOMETRY_OBJECT':
+      return { code: 'INVALID_PAYLOAD' }
     default:
       return recogniseByNumber(error, message)
   }
@@ -278,6 +283,8 @@ export const mysql: Dialect = {
   storedTemporal: (_type, column) => column,
   temporalToStorage: (_type, _storage, text) => text,
   arrays: null,
+  sets: mysqlSets,
+  spatial: mysqlSpatial,
   enumText: ({ sql, bindings }) => ({ sql: `CAST(${sql} AS CHAR)`, bindings }),
   recogniseError,
   recogniseFault,
@@ -295,5 +302,5 @@ export const mysql: Dialect = {
   csvCopy: null,
   arrayRows: { rowsAsArray: true },
   isCancelled: (error) => ['ER_QUERY_INTERRUPTED', 'ER_STATEMENT_TIMEOUT', 'ER_QUERY_TIMEOUT'].includes(String(error.code)),
-  readValue: (raw, type) => numberText(dateText(bufferText(raw), type), type),
+  readValue: (raw, type) => numberText(dateText(bufferText(raw, type), type), type),
 }

@@ -204,6 +204,8 @@ export const postgres: Dialect = {
   storedTemporal: (_type, column) => column,
   temporalToStorage: (_type, _storage, text) => text,
   arrays: postgresArrays,
+  sets: null,
+  spatial: null,
   enumText: ({ sql, bindings }) => ({ sql: `(${sql})::text`, bindings }),
   recogniseError,
   recogniseFault,

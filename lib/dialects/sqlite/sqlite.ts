@@ -231,6 +231,8 @@ export const sqlite: Dialect = {
   storedTemporal: sqliteStoredTemporal,
   temporalToStorage: sqliteTemporalToStorage,
   arrays: null,
+  sets: null,
+  spatial: null,
   enumText: (column) => column,
   recogniseError,
   recogniseFault,
@@ -244,5 +246,5 @@ export const sqlite: Dialect = {
   csvCopy: null,
   arrayRows: { [ARRAYS]: true },
   // better-sqlite3 builds no Dates: SQLite has no date type, and stores them as text.
-  readValue: (raw, type) => numberText(bufferText(raw), type),
+  readValue: (raw, type) => numberText(bufferText(raw, type), type),
 }
