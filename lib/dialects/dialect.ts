@@ -209,6 +209,13 @@ export interface Dialect {
    */
   toDouble(sql: string): string
   /**
+   * An aggregate over doubles (`sum`, `avg`) that raises the database's out-of-range error when it overflows,
+   * rather than answering a wrong number: PostgreSQL raises by itself (the identity); MySQL/MariaDB keep an
+   * infinity they send as 0 unless an arithmetic step follows (so one is added); SQLite answers an infinity,
+   * which the decoder refuses (the identity).
+   */
+  overflowChecked(sql: string): string
+  /**
    * A text expression that groups and counts distinct values exactly (case, accents and trailing spaces
    * count), as filters and sort already do: MySQL's bytes; the identity on PostgreSQL and SQLite, whose
    * default collation is already exact.
@@ -243,10 +250,12 @@ export interface Dialect {
    */
   readonly insertedKey: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
   /**
-   * Run after inserting explicit values into an auto-increment key, or null where the database moves its
-   * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.
+   * Run in the write's transaction before inserting the explicit value `key` into an auto-increment key: raises
+   * the key's counter to at least `key`, never lowering it, so that no create without a key is handed `key`
+   * afterwards. Null where the database moves its counter by itself (SQLite, MySQL). PostgreSQL's sequence does
+   * not, and would hand out a taken key next.
    */
-  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
+  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string, key: string) => Promise<unknown>) | null
   /**
    * Whether a page's own many-to-one items come with the page's statement, joined after its LIMIT (see
    * ItemLoader), instead of with a statement of their own. Over a network that spares a round trip each. SQLite

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection, SortNode } from '../query/query'
 import { fieldIn, type FilterNode } from '../query/filter-node'
-import { aggregatedItems, aggregateStatement } from '../sql/aggregate-items'
+import { aggregatedItems, aggregateError, aggregateStatement } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import { compileFilter, compileOperand, compileSearch, CountJoins } from '../sql/compile-filter'
@@ -335,14 +335,18 @@ export class ItemLoader {
   async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     if (query.limit === 0) return []
     const shape = query.search === null ? new Shape('aggregate').schema(collection).filter(query.filter).aggregate(query.aggregate) : null
-    const rows = await this.plans.select(db, shape, { limit: query.limit, offset: query.offset }, () => {
-      const qb = db(collection.table)
-      const joins = this.countJoins(collection)
-      this.where(qb, collection, query, joins)
-      joins.applyTo(qb)
-      return aggregateStatement(this.knex, qb, collection, query.aggregate, this.dialect)
-    })
-    return aggregatedItems(rows, query.aggregate, this.dialect)
+    const rows = await this.plans
+      .select(db, shape, { limit: query.limit, offset: query.offset }, () => {
+        const qb = db(collection.table)
+        const joins = this.countJoins(collection)
+        this.where(qb, collection, query, joins)
+        joins.applyTo(qb)
+        return aggregateStatement(this.knex, qb, collection, query.aggregate, this.dialect)
+      })
+      .catch((error: unknown) => {
+        throw aggregateError(error, collection, this.dialect)
+      })
+    return aggregatedItems(rows, query.aggregate, collection, this.dialect)
   }
 
   /** Adds the selection's filter and search to `qb`; its counts go to `joins`, which the caller applies. */

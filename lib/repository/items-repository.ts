@@ -346,7 +346,12 @@ export class ItemsRepository {
     // Such a table's rows are read back after the write (ServerTraits.readsBack): its INSERT has no RETURNING.
     const readsBack = this.traits.of(this.knex).readsBack.has(collection.table)
     const batchKeys = payloads.length > 1 && !readsBack ? await this.batchKeys(trx, returning) : null
+    const pk = collection.primaryKey
+    const { syncAutoIncrement } = this.dialect
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
+      // A row with an explicit key runs alone (insertRuns).
+      const explicitKey = pk.autoIncrement ? run[0]!.get(pk) : null
+      if (syncAutoIncrement !== null && explicitKey != null) await syncAutoIncrement(trx, collection.table, pk.column, String(explicitKey))
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
       const inserted =
         run.length === 1 || batchKeys === null
@@ -356,10 +361,6 @@ export class ItemsRepository {
         keys.push(key)
         if (row !== undefined) rows.push(row)
       }
-    }
-    const pk = collection.primaryKey
-    if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
-      await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
     }
     return { keys, rows: returning !== null && rows.length === keys.length ? rows : null }
   }

@@ -206,6 +206,7 @@ export const sqlite: Dialect = {
   timestampToStorage: (iso) => iso,
   datePart: (part, _type, { sql, bindings }) => ({ sql: `CAST(strftime('${PARTS[part]}', ${sql}) AS INTEGER)`, bindings }),
   toDouble: (sql) => `CAST(${sql} AS REAL)`,
+  overflowChecked: (sql) => sql,
   exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: 'items_exact_sum',
