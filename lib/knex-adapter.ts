@@ -170,3 +170,40 @@ export function changeCompiled<T extends { toSQL(): unknown }>(builder: T, chang
   }
   return builder
 }
+
+/** A waiting acquisition in tarn's queue (knex's pool). */
+interface PendingAcquire {
+  isRejected: boolean
+  reject(error: unknown): void
+}
+
+/** The pools whose acquisitions are watched (see `watchAcquisitions`). */
+const watchedPools = new WeakSet<object>()
+
+/**
+ * Calls `watch` for each connection requested from `knex`'s pool, in the requester's async context, with a
+ * `leave` that takes the request out of the pool's queue if it is still waiting there (the acquisition fails
+ * with `reason`). One that already holds a connection, or is being handed one, is left alone. Marked rejected
+ * first, as tarn marks one that timed out, so tarn never hands it a connection that nobody would give back.
+ * false: the pool is not knex's own tarn pool (a host's `connectionPool`).
+ */
+export function watchAcquisitions(knex: Knex, watch: (leave: (reason: unknown) => void) => void): boolean {
+  const pool = (clientOf(knex) as { pool?: { acquire?: () => PendingAcquire; pendingAcquires?: PendingAcquire[] } }).pool
+  if (pool === undefined || typeof pool.acquire !== 'function' || !Array.isArray(pool.pendingAcquires)) return false
+  if (watchedPools.has(pool)) return true
+  watchedPools.add(pool)
+  const acquire = pool.acquire.bind(pool)
+  pool.acquire = () => {
+    const pending = acquire()
+    watch((reason) => {
+      const queue = pool.pendingAcquires ?? []
+      const index = queue.indexOf(pending)
+      if (index === -1) return
+      queue.splice(index, 1)
+      pending.isRejected = true
+      pending.reject(reason)
+    })
+    return pending
+  }
+  return true
+}

@@ -39,6 +39,7 @@ import { isSqliteReader } from './dialects/sqlite/sqlite-reader'
 import { setupCheck } from './execute/setup-check'
 import { prepareEachConnection } from './knex-adapter'
 import { guardStatements, statementError } from './execute/statement-guard'
+import { dropAbandonedAcquisitions } from './execute/abandoned-work'
 import { reuseStatements, reusesStatements } from './execute/statement-cache'
 import { requestScope, runInScope } from './request-scope'
 import { attachRealtime } from './realtime/attach-realtime'
@@ -211,6 +212,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
   const reuse = reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements))
   const guard = guardStatements(instances, dialect, config.statementTimeout)
+  dropAbandonedAcquisitions(instances)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
   const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))

@@ -16,6 +16,7 @@ import {
   prepareEachConnection,
   processResponse,
   releaseConnection,
+  watchAcquisitions,
   withConnection,
   wrapDriverCall,
   type ClientQuery,
@@ -139,6 +140,29 @@ forEachDialect((ctx) => {
         await withConnection(knex, async (a) => withConnection(knex, async (b) => expect([a, b]).toContain(first)))
         expect(prepared.length).toBe(2)
         expect(new Set(prepared).size).toBe(2)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('takes a waiting acquisition out of the pool`s queue, and the connection goes to the next one', async () => {
+      const knex = freshKnex(ctx.name, { pool: { min: 0, max: 1 }, log: { warn: () => undefined } })
+      try {
+        const leaves: ((reason: unknown) => void)[] = []
+        expect(watchAcquisitions(knex, (leave) => void leaves.push(leave))).toBe(true)
+        expect(watchAcquisitions(knex, () => undefined)).toBe(true)
+        const held = await acquireConnection(knex)
+        const waiting = acquireConnection(knex)
+        const next = acquireConnection(knex)
+        expect(leaves).toHaveLength(3)
+        // The one holding its connection is left alone; the waiting one leaves with the reason.
+        leaves[0]!(new Error('not this one'))
+        leaves[1]!(new Error('left the queue'))
+        await expect(waiting).rejects.toThrow('left the queue')
+        await releaseConnection(knex, held)
+        const given = await next
+        expect(given).toBe(held)
+        await releaseConnection(knex, given)
       } finally {
         await knex.destroy()
       }
