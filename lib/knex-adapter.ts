@@ -207,3 +207,41 @@ export function watchAcquisitions(knex: Knex, watch: (leave: (reason: unknown) =
   }
   return true
 }
+
+/**
+ * Sets each of `defaults` that the client's connection settings leave out, for the connections the pool opens
+ * from now on (and knex's cancelling connections). false: the settings are not an object the router can add to
+ * (a connection string, or a function knex calls for each connection).
+ */
+export function fillConnectionDefaults(knex: Knex, defaults: Readonly<Record<string, unknown>>): boolean {
+  const settings = (clientOf(knex) as { connectionSettings?: unknown }).connectionSettings
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) return false
+  const own = settings as Record<string, unknown>
+  for (const [key, value] of Object.entries(defaults)) if (!(key in own)) own[key] = value
+  return true
+}
+
+/**
+ * Whether `error` is knex's report of a statement past its `.timeout()` that it then failed to cancel, because
+ * no connection to cancel it from could be made: "After query timeout of … ms exceeded, cancelling of query failed."
+ */
+export function isFailedCancellation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { timeout, message } = error as { timeout?: unknown; message?: unknown }
+  return typeof timeout === 'number' && typeof message === 'string' && message.includes('cancelling of query failed')
+}
+
+/** The clients whose connections are checked before each lending (see `checkEachConnection`). */
+const checking = new WeakSet<object>()
+
+/**
+ * Adds `usable` to the checks the pool makes before it lends a connection (knex's `validateConnection`, after
+ * the host's own pool `validate`): a connection it refuses is destroyed and another one lent. Once per client.
+ */
+export function checkEachConnection(knex: Knex, usable: (connection: object) => boolean): void {
+  const client = clientOf(knex) as unknown as { validateConnection(connection: object): unknown }
+  if (checking.has(client)) return
+  checking.add(client)
+  const validate = client.validateConnection.bind(client)
+  client.validateConnection = (connection) => usable(connection) && validate(connection)
+}

@@ -17,6 +17,8 @@ import {
   processResponse,
   releaseConnection,
   watchAcquisitions,
+  fillConnectionDefaults,
+  checkEachConnection,
   withConnection,
   wrapDriverCall,
   type ClientQuery,
@@ -163,6 +165,52 @@ forEachDialect((ctx) => {
         const given = await next
         expect(given).toBe(held)
         await releaseConnection(knex, given)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('adds connection settings the host left out to the connections opened afterwards, keeping its own', async () => {
+      if (ctx.name === 'sqlite') return
+      const knex = freshKnex(ctx.name)
+      try {
+        // pg hands keep-alive settings to its socket's Connection; mysql2 keeps its options under `config`. The
+        // spec's settings set a connect timeout (3000) themselves, which stays.
+        const added =
+          ctx.name === 'postgres'
+            ? { keepAliveInitialDelayMillis: 1234, connectionTimeoutMillis: 1 }
+            : { keepAliveInitialDelay: 1234, connectTimeout: 1 }
+        expect(fillConnectionDefaults(knex, added)).toBe(true)
+        await withConnection(knex, async (connection) => {
+          const read = connection as unknown as {
+            _connectionTimeoutMillis?: unknown
+            connection?: { _keepAliveInitialDelayMillis?: unknown }
+            config?: Record<string, unknown>
+          }
+          if (ctx.name === 'postgres')
+            expect([read.connection?._keepAliveInitialDelayMillis, read._connectionTimeoutMillis]).toEqual([1234, 3000])
+          else expect(read.config).toMatchObject({ keepAliveInitialDelay: 1234, connectTimeout: 3000 })
+        })
+        // knex parses a connection string into settings; a function it calls for each connection has none to add to.
+        const provided = freshKnex(ctx.name, { connection: () => knexConfig(ctx.name).connection as Knex.StaticConnectionConfig })
+        expect(fillConnectionDefaults(provided, added)).toBe(false)
+        await provided.destroy()
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('destroys a connection the added check refuses, and lends another', async () => {
+      const knex = freshKnex(ctx.name, { pool: { min: 0, max: 1 } })
+      try {
+        const refused = new Set<object>()
+        checkEachConnection(knex, (connection) => !refused.has(connection))
+        const first = await acquireConnection(knex)
+        await releaseConnection(knex, first)
+        refused.add(first)
+        const second = await acquireConnection(knex)
+        expect(second).not.toBe(first)
+        await releaseConnection(knex, second)
       } finally {
         await knex.destroy()
       }

@@ -238,6 +238,18 @@ export interface Dialect {
    */
   readonly prepareConnection: ((connection: object) => void) | null
   /**
+   * Driver settings the router adds to the host's connection settings where they leave them out, so that a
+   * silent network partition ends in an error instead of a hang: TCP keep-alive, and a bound on opening a
+   * connection (knex opens one to cancel a statement past its time limit). Null where there is no network (SQLite).
+   */
+  readonly connectionDefaults: Readonly<Record<string, unknown>> | null
+  /**
+   * Whether a pooled connection may be lent again, or null where any may (SQLite): a connection whose statement
+   * outlived its time limit in a partition still waits for the lost answer, and would hang the next request
+   * that gets it. Read from the driver's connection (pg's `readyForQuery`, mysql2's current command).
+   */
+  readonly connectionUsable: ((connection: object) => boolean) | null
+  /**
    * Checks once, before the router serves its first request, that the host's connections can run the SQL this
    * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which a pool that
    * is not knex's own may lack; null where there is nothing to check (PostgreSQL, MySQL).

@@ -265,6 +265,10 @@ export const mysql: Dialect = {
   exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
   exactSum: null,
   prepareConnection: null,
+  connectionDefaults: { enableKeepAlive: true, connectTimeout: 10_000 },
+  // mysql2 keeps the command awaiting an answer in `_command`: an idle connection has none. One whose statement
+  // outlived its time limit in a partition still waits for the lost answer, and would hang the next request.
+  connectionUsable: (connection) => (connection as { _command?: unknown })._command == null,
   checkSetup: null,
   insertedKey: null,
   syncAutoIncrement: null,

@@ -180,6 +180,8 @@ export const postgres: Dialect = {
     bindings,
   }),
   prepareConnection: null,
+  connectionDefaults: { keepAlive: true, connectionTimeoutMillis: 10_000 },
+  connectionUsable: (connection) => (connection as { readyForQuery?: unknown }).readyForQuery === true,
   checkSetup: null,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
   // quote_ident: pg_get_serial_sequence parses its first argument as SQL, folding an unquoted name to lower case.

@@ -211,6 +211,8 @@ export const sqlite: Dialect = {
   exactTextValue: (sql) => sql,
   exactSum: 'items_exact_sum',
   prepareConnection: prepareSqliteConnection,
+  connectionDefaults: null,
+  connectionUsable: null,
   checkSetup: checkSqliteFunctions,
   insertedKey: null,
   syncAutoIncrement: null,
