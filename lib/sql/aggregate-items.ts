@@ -21,10 +21,15 @@ function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect):
       return 'count(??)'
     case 'countDistinct':
       return `count(distinct ${text ? dialect.exactTextValue('??') : '??'})`
+    // Exact sums stay exact (decimals and big integers have no double to overflow).
     case 'sum':
-      return exactSum ? `${dialect.exactSum}(??)` : dialect.overflowChecked('sum(??)')
+      return exactSum ? `${dialect.exactSum}(??)` : node.field.spec.exact ? 'sum(??)' : dialect.overflowChecked('sum(??)')
     case 'sumDistinct':
-      return exactSum ? `${dialect.exactSum}(distinct ??)` : dialect.overflowChecked('sum(distinct ??)')
+      return exactSum
+        ? `${dialect.exactSum}(distinct ??)`
+        : node.field.spec.exact
+          ? 'sum(distinct ??)'
+          : dialect.overflowChecked('sum(distinct ??)')
     case 'avg':
       return dialect.overflowChecked(`avg(${dialect.toDouble('??')})`)
     case 'avgDistinct':
