@@ -170,3 +170,78 @@ export function changeCompiled<T extends { toSQL(): unknown }>(builder: T, chang
   }
   return builder
 }
+
+/** A waiting acquisition in tarn's queue (knex's pool). */
+interface PendingAcquire {
+  isRejected: boolean
+  reject(error: unknown): void
+}
+
+/** The pools whose acquisitions are watched (see `watchAcquisitions`). */
+const watchedPools = new WeakSet<object>()
+
+/**
+ * Calls `watch` for each connection requested from `knex`'s pool, in the requester's async context, with a
+ * `leave` that takes the request out of the pool's queue if it is still waiting there (the acquisition fails
+ * with `reason`). One that already holds a connection, or is being handed one, is left alone. Marked rejected
+ * first, as tarn marks one that timed out, so tarn never hands it a connection that nobody would give back.
+ * false: the pool is not knex's own tarn pool (a host's `connectionPool`).
+ */
+export function watchAcquisitions(knex: Knex, watch: (leave: (reason: unknown) => void) => void): boolean {
+  const pool = (clientOf(knex) as { pool?: { acquire?: () => PendingAcquire; pendingAcquires?: PendingAcquire[] } }).pool
+  if (pool === undefined || typeof pool.acquire !== 'function' || !Array.isArray(pool.pendingAcquires)) return false
+  if (watchedPools.has(pool)) return true
+  watchedPools.add(pool)
+  const acquire = pool.acquire.bind(pool)
+  pool.acquire = () => {
+    const pending = acquire()
+    watch((reason) => {
+      const queue = pool.pendingAcquires ?? []
+      const index = queue.indexOf(pending)
+      if (index === -1) return
+      queue.splice(index, 1)
+      pending.isRejected = true
+      pending.reject(reason)
+    })
+    return pending
+  }
+  return true
+}
+
+/**
+ * Sets each of `defaults` that the client's connection settings leave out, for the connections the pool opens
+ * from now on (and knex's cancelling connections). false: the settings are not an object the router can add to
+ * (a connection string, or a function knex calls for each connection).
+ */
+export function fillConnectionDefaults(knex: Knex, defaults: Readonly<Record<string, unknown>>): boolean {
+  const settings = (clientOf(knex) as { connectionSettings?: unknown }).connectionSettings
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) return false
+  const own = settings as Record<string, unknown>
+  for (const [key, value] of Object.entries(defaults)) if (!(key in own)) own[key] = value
+  return true
+}
+
+/**
+ * Whether `error` is knex's report of a statement past its `.timeout()` that it then failed to cancel, because
+ * no connection to cancel it from could be made: "After query timeout of … ms exceeded, cancelling of query failed."
+ */
+export function isFailedCancellation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { timeout, message } = error as { timeout?: unknown; message?: unknown }
+  return typeof timeout === 'number' && typeof message === 'string' && message.includes('cancelling of query failed')
+}
+
+/** The clients whose connections are checked before each lending (see `checkEachConnection`). */
+const checking = new WeakSet<object>()
+
+/**
+ * Adds `usable` to the checks the pool makes before it lends a connection (knex's `validateConnection`, after
+ * the host's own pool `validate`): a connection it refuses is destroyed and another one lent. Once per client.
+ */
+export function checkEachConnection(knex: Knex, usable: (connection: object) => boolean): void {
+  const client = clientOf(knex) as unknown as { validateConnection(connection: object): unknown }
+  if (checking.has(client)) return
+  checking.add(client)
+  const validate = client.validateConnection.bind(client)
+  client.validateConnection = (connection) => usable(connection) && validate(connection)
+}

@@ -37,8 +37,9 @@ import { ReadRouting } from './execute/read-routing'
 import { mapFault } from './execute/map-db-error'
 import { isSqliteReader } from './dialects/sqlite/sqlite-reader'
 import { setupCheck } from './execute/setup-check'
-import { prepareEachConnection } from './knex-adapter'
+import { checkEachConnection, fillConnectionDefaults, prepareEachConnection } from './knex-adapter'
 import { guardStatements, statementError } from './execute/statement-guard'
+import { dropAbandonedAcquisitions } from './execute/abandoned-work'
 import { reuseStatements, reusesStatements } from './execute/statement-cache'
 import { requestScope, runInScope } from './request-scope'
 import { attachRealtime } from './realtime/attach-realtime'
@@ -222,9 +223,19 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   // Connections the router prepares itself (SQLite's functions), so a host's knex configuration needs nothing of it.
   const prepare = dialect.prepareConnection
   if (prepare !== null) for (const knex of inProcess) prepareEachConnection(knex, prepare)
+  // Bounds on a silent partition (docs/operations/faults.md); the host is told what to set where the router cannot.
+  const usable = dialect.connectionUsable
+  if (usable !== null) for (const knex of inProcess) checkEachConnection(knex, usable)
+  const defaults = dialect.connectionDefaults
+  if (defaults !== null && inProcess.some((knex) => !fillConnectionDefaults(knex, defaults))) {
+    config.logger.warn(
+      `express-items-router: the knex connection is a function, so the router could not add ${Object.keys(defaults).join(', ')}; set them yourself (docs/operations/faults.md), or a silent network partition can hang requests.`,
+    )
+  }
   const checks = inProcess.map((knex) => setupCheck(knex, dialect, config.logger))
   const reuse = reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements))
   const guard = guardStatements(instances, dialect, config.statementTimeout)
+  dropAbandonedAcquisitions(instances)
   // After the body parser: the body arrives through socket events, which would run outside the request's scope.
   const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
   const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))

@@ -16,6 +16,9 @@ import {
   prepareEachConnection,
   processResponse,
   releaseConnection,
+  watchAcquisitions,
+  fillConnectionDefaults,
+  checkEachConnection,
   withConnection,
   wrapDriverCall,
   type ClientQuery,
@@ -139,6 +142,75 @@ forEachDialect((ctx) => {
         await withConnection(knex, async (a) => withConnection(knex, async (b) => expect([a, b]).toContain(first)))
         expect(prepared.length).toBe(2)
         expect(new Set(prepared).size).toBe(2)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('takes a waiting acquisition out of the pool`s queue, and the connection goes to the next one', async () => {
+      const knex = freshKnex(ctx.name, { pool: { min: 0, max: 1 }, log: { warn: () => undefined } })
+      try {
+        const leaves: ((reason: unknown) => void)[] = []
+        expect(watchAcquisitions(knex, (leave) => void leaves.push(leave))).toBe(true)
+        expect(watchAcquisitions(knex, () => undefined)).toBe(true)
+        const held = await acquireConnection(knex)
+        const waiting = acquireConnection(knex)
+        const next = acquireConnection(knex)
+        expect(leaves).toHaveLength(3)
+        // The one holding its connection is left alone; the waiting one leaves with the reason.
+        leaves[0]!(new Error('not this one'))
+        leaves[1]!(new Error('left the queue'))
+        await expect(waiting).rejects.toThrow('left the queue')
+        await releaseConnection(knex, held)
+        const given = await next
+        expect(given).toBe(held)
+        await releaseConnection(knex, given)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('adds connection settings the host left out to the connections opened afterwards, keeping its own', async () => {
+      if (ctx.name === 'sqlite') return
+      const knex = freshKnex(ctx.name)
+      try {
+        // pg hands keep-alive settings to its socket's Connection; mysql2 keeps its options under `config`. The
+        // spec's settings set a connect timeout (3000) themselves, which stays.
+        const added =
+          ctx.name === 'postgres'
+            ? { keepAliveInitialDelayMillis: 1234, connectionTimeoutMillis: 1 }
+            : { keepAliveInitialDelay: 1234, connectTimeout: 1 }
+        expect(fillConnectionDefaults(knex, added)).toBe(true)
+        await withConnection(knex, async (connection) => {
+          const read = connection as unknown as {
+            _connectionTimeoutMillis?: unknown
+            connection?: { _keepAliveInitialDelayMillis?: unknown }
+            config?: Record<string, unknown>
+          }
+          if (ctx.name === 'postgres')
+            expect([read.connection?._keepAliveInitialDelayMillis, read._connectionTimeoutMillis]).toEqual([1234, 3000])
+          else expect(read.config).toMatchObject({ keepAliveInitialDelay: 1234, connectTimeout: 3000 })
+        })
+        // knex parses a connection string into settings; a function it calls for each connection has none to add to.
+        const provided = freshKnex(ctx.name, { connection: () => knexConfig(ctx.name).connection as Knex.StaticConnectionConfig })
+        expect(fillConnectionDefaults(provided, added)).toBe(false)
+        await provided.destroy()
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('destroys a connection the added check refuses, and lends another', async () => {
+      const knex = freshKnex(ctx.name, { pool: { min: 0, max: 1 } })
+      try {
+        const refused = new Set<object>()
+        checkEachConnection(knex, (connection) => !refused.has(connection))
+        const first = await acquireConnection(knex)
+        await releaseConnection(knex, first)
+        refused.add(first)
+        const second = await acquireConnection(knex)
+        expect(second).not.toBe(first)
+        await releaseConnection(knex, second)
       } finally {
         await knex.destroy()
       }

@@ -221,6 +221,13 @@ export interface Dialect {
    */
   toDouble(sql: string): string
   /**
+   * An aggregate over doubles (`sum`, `avg`) that raises the database's out-of-range error when it overflows,
+   * rather than answering a wrong number: PostgreSQL raises by itself (the identity); MySQL/MariaDB keep an
+   * infinity they send as 0 unless an arithmetic step follows (so one is added); SQLite answers an infinity,
+   * which the decoder refuses (the identity).
+   */
+  overflowChecked(sql: string): string
+  /**
    * A text expression that groups and counts distinct values exactly (case, accents and trailing spaces
    * count), as filters and sort already do: MySQL's bytes; the identity on PostgreSQL and SQLite, whose
    * default collation is already exact.
@@ -243,6 +250,18 @@ export interface Dialect {
    */
   readonly prepareConnection: ((connection: object) => void) | null
   /**
+   * Driver settings the router adds to the host's connection settings where they leave them out, so that a
+   * silent network partition ends in an error instead of a hang: TCP keep-alive, and a bound on opening a
+   * connection (knex opens one to cancel a statement past its time limit). Null where there is no network (SQLite).
+   */
+  readonly connectionDefaults: Readonly<Record<string, unknown>> | null
+  /**
+   * Whether a pooled connection may be lent again, or null where any may (SQLite): a connection whose statement
+   * outlived its time limit in a partition still waits for the lost answer, and would hang the next request
+   * that gets it. Read from the driver's connection (pg's `readyForQuery`, mysql2's current command).
+   */
+  readonly connectionUsable: ((connection: object) => boolean) | null
+  /**
    * Checks once, before the router serves its first request, that the host's connections can run the SQL this
    * dialect emits; answers what the host has to add, or null. SQLite calls functions of ours, which a pool that
    * is not knex's own may lack; null where there is nothing to check (PostgreSQL, MySQL).
@@ -255,10 +274,12 @@ export interface Dialect {
    */
   readonly insertedKey: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
   /**
-   * Run after inserting explicit values into an auto-increment key, or null where the database moves its
-   * counter by itself (SQLite, MySQL). PostgreSQL's sequence does not, and would hand out a taken key next.
+   * Run in the write's transaction before inserting the explicit value `key` into an auto-increment key: raises
+   * the key's counter to at least `key`, never lowering it, so that no create without a key is handed `key`
+   * afterwards. Null where the database moves its counter by itself (SQLite, MySQL). PostgreSQL's sequence does
+   * not, and would hand out a taken key next.
    */
-  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string) => Promise<unknown>) | null
+  readonly syncAutoIncrement: ((db: Knex | Knex.Transaction, table: string, column: string, key: string) => Promise<unknown>) | null
   /**
    * Whether a page's own many-to-one items come with the page's statement, joined after its LIMIT (see
    * ItemLoader), instead of with a statement of their own. Over a network that spares a round trip each. SQLite

@@ -3,6 +3,7 @@
 import { ConflictError, ItemsError, ServiceUnavailableError, type ErrorCode } from '../errors'
 import { isHidden, type Collection } from '../schema/collection'
 import type { Dialect, DriverError, Fault } from '../dialects'
+import { isFailedCancellation } from '../knex-adapter'
 
 const MESSAGES: Readonly<Partial<Record<ErrorCode, string>>> = {
   RECORD_NOT_UNIQUE: 'Value has to be unique',
@@ -51,6 +52,8 @@ export function faultOf(error: unknown, dialect: Dialect): Fault | null {
   if (typeof error !== 'object' || error === null || error instanceof ItemsError) return null
   // knex raises KnexTimeoutError for a statement past its `.timeout()` too; that one carries the limit and is
   // the statement guard's (504 QUERY_TIMEOUT), not a sign the database is out of reach.
+  // A statement past its time limit whose cancellation found no connection: the database is out of reach.
+  if (isFailedCancellation(error)) return 'unavailable'
   const { name, timeout } = error as DriverError & { timeout?: unknown }
   if (name === 'KnexTimeoutError') return typeof timeout === 'number' ? null : 'unavailable'
   return dialect.recogniseFault(error)

@@ -52,7 +52,12 @@ export class ItemInserts {
     const keys: PrimaryKey[] = []
     const rows: ReturnedRow[] = []
     const batchKeys = payloads.length > 1 && !readsBack ? await this.batchKeys(trx, returning) : null
+    const pk = collection.primaryKey
+    const { syncAutoIncrement } = this.dialect
     for (const run of this.insertRuns(collection, payloads, batchKeys !== null)) {
+      // A row with an explicit key runs alone (insertRuns).
+      const explicitKey = pk.autoIncrement ? run[0]!.get(pk) : null
+      if (syncAutoIncrement !== null && explicitKey != null) await syncAutoIncrement(trx, collection.table, pk.column, String(explicitKey))
       // Runs are of one row where the keys of a multi-row INSERT cannot be learnt (batchKeys null).
       const inserted =
         run.length === 1 || batchKeys === null

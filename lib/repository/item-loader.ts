@@ -4,7 +4,7 @@
 import type { Knex } from 'knex'
 import type { AggregateQuery, FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
-import { aggregatedItems } from '../sql/aggregate-items'
+import { aggregatedItems, aggregateError } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import type { Dialect, SqlFragment } from '../dialects'
@@ -208,8 +208,12 @@ export class ItemLoader {
   async aggregate(db: Db, collection: Collection, query: Selection & { aggregate: AggregateQuery }): Promise<Item[]> {
     if (query.limit === 0) return []
     const plan = planAggregate(collection, query)
-    const rows = await this.templates.select(db, plan.key, plan.page, this.statements.aggregate(db, collection, query))
-    return aggregatedItems(rows, query.aggregate, this.dialect)
+    const rows = await this.templates
+      .select(db, plan.key, plan.page, this.statements.aggregate(db, collection, query))
+      .catch((error: unknown) => {
+        throw aggregateError(error, collection, this.dialect)
+      })
+    return aggregatedItems(rows, query.aggregate, collection, this.dialect)
   }
 
   /** The rows of the page `plan` reads, its many-to-one items and key lists in their own columns. */

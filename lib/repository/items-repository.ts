@@ -233,10 +233,6 @@ export class ItemsRepository {
     // Such a table's rows are read back after the write (ServerTraits.readsBack): its INSERT has no RETURNING.
     const readsBack = this.traits.of(this.knex).readsBack.has(collection.table)
     const { keys, rows } = await this.inserts.insert(trx, collection, payloads, returning, readsBack)
-    const pk = collection.primaryKey
-    if (pk.autoIncrement && this.dialect.syncAutoIncrement && payloads.some((payload) => payload.get(pk) != null)) {
-      await this.dialect.syncAutoIncrement(trx, collection.table, pk.column)
-    }
     return { keys, rows: returning !== null && rows.length === keys.length ? rows : null }
   }
 

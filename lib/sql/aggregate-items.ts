@@ -4,12 +4,14 @@ import type { AggregateNode, AggregateQuery, GroupNode } from '../query/query'
 import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
-import type { Dialect, SqlFragment } from '../dialects'
+import type { Dialect, DriverError, SqlFragment } from '../dialects'
 import { columnValue, fromStorage } from './storage'
+import { ItemsError } from '../errors'
 
 /**
  * Each function over the column placeholder `??`. Averages are taken over doubles (MySQL would answer a
  * DECIMAL with four more digits than its input, PostgreSQL a NUMERIC); text is grouped and counted exactly.
+ * Sums and averages that are doubles raise an error when they overflow, on every database (see `outOfRange`).
  */
 function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect): string {
   const exactSum = dialect.exactSum !== null && node.field.spec.exact
@@ -19,14 +21,19 @@ function aggregateSql(node: AggregateNode & { field: Field }, dialect: Dialect):
       return 'count(??)'
     case 'countDistinct':
       return `count(distinct ${text ? dialect.exactTextValue('??') : '??'})`
+    // Exact sums stay exact (decimals and big integers have no double to overflow).
     case 'sum':
-      return exactSum ? `${dialect.exactSum}(??)` : 'sum(??)'
+      return exactSum ? `${dialect.exactSum}(??)` : node.field.spec.exact ? 'sum(??)' : dialect.overflowChecked('sum(??)')
     case 'sumDistinct':
-      return exactSum ? `${dialect.exactSum}(distinct ??)` : 'sum(distinct ??)'
+      return exactSum
+        ? `${dialect.exactSum}(distinct ??)`
+        : node.field.spec.exact
+          ? 'sum(distinct ??)'
+          : dialect.overflowChecked('sum(distinct ??)')
     case 'avg':
-      return `avg(${dialect.toDouble('??')})`
+      return dialect.overflowChecked(`avg(${dialect.toDouble('??')})`)
     case 'avgDistinct':
-      return `avg(distinct ${dialect.toDouble('??')})`
+      return dialect.overflowChecked(`avg(distinct ${dialect.toDouble('??')})`)
     case 'min':
       return 'min(??)'
     case 'max':
@@ -68,16 +75,30 @@ function aggregateSelect(node: AggregateNode, table: string, dialect: Dialect): 
  * Counts and averages are numbers; sums keep exact types as text (bigInteger, decimal) and numbers otherwise;
  * min and max answer in the field's own JSON form.
  */
-function decode(node: AggregateNode, raw: unknown, dialect: Dialect): unknown {
+function decode(node: AggregateNode, raw: unknown, collection: Collection, dialect: Dialect): unknown {
   if (raw === null || raw === undefined) return null
   const field = node.field
-  if (field === null || node.fn === 'count' || node.fn === 'countDistinct' || node.fn === 'avg' || node.fn === 'avgDistinct') {
-    return Number(raw)
-  }
+  if (field === null || node.fn === 'count' || node.fn === 'countDistinct') return Number(raw)
   if (node.fn === 'min' || node.fn === 'max') return fromStorage(field, raw, dialect)
   // Exact sums arrive as decimal text on every database (SQLite's through items_exact_sum).
-  if (field.spec.exact) return fromStorage(field, raw, dialect)
-  return Number(raw)
+  if (field.spec.exact && (node.fn === 'sum' || node.fn === 'sumDistinct')) return fromStorage(field, raw, dialect)
+  // SQLite answers an overflowing sum or average as an infinity, which JSON would turn into null.
+  const value = Number(raw)
+  if (!Number.isFinite(value)) throw outOfRange(collection)
+  return value
+}
+
+/**
+ * The one answer to a sum or average of doubles that overflows, on every database: PostgreSQL's and MySQL's
+ * out-of-range errors (see `Dialect.overflowChecked`) and SQLite's infinity all become this 400.
+ */
+export function outOfRange(collection: Collection, cause?: unknown): ItemsError {
+  return new ItemsError(
+    'VALUE_OUT_OF_RANGE',
+    'An aggregate is out of range: a sum or average exceeds the largest double.',
+    { collection: collection.name },
+    cause === undefined ? undefined : { cause },
+  )
 }
 
 /** Directus's shape: `{ count: 10 }` for `count=*`, `{ sum: { rating: 42 } }` for a field. */
@@ -119,15 +140,26 @@ export function aggregateStatement(
   return qb
 }
 
+/** The error to answer for a failed `aggregateStatement`: an overflow is `outOfRange`, anything else itself. */
+export function aggregateError(error: unknown, collection: Collection, dialect: Dialect): unknown {
+  if (typeof error !== 'object' || error === null || error instanceof ItemsError) return error
+  return dialect.recogniseError(error as DriverError, collection)?.code === 'VALUE_OUT_OF_RANGE' ? outOfRange(collection, error) : error
+}
+
 /** The rows of an `aggregateStatement` as items: each group's keys and aggregates in the API's JSON. */
-export function aggregatedItems(rows: readonly Record<string, unknown>[], aggregate: AggregateQuery, dialect: Dialect): Item[] {
+export function aggregatedItems(
+  rows: readonly Record<string, unknown>[],
+  aggregate: AggregateQuery,
+  collection: Collection,
+  dialect: Dialect,
+): Item[] {
   return rows.map((row) => {
     const item: Item = {}
     aggregate.groupBy.forEach((group, index) => {
       const raw = row[groupAlias(index)]
       item[group.output] = group.operand ? (raw === null ? null : Number(raw)) : fromStorage(group.field, raw, dialect)
     })
-    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)], dialect)))
+    aggregate.aggregates.forEach((node, index) => place(item, node, decode(node, row[aggregateAlias(index)], collection, dialect)))
     return item
   })
 }

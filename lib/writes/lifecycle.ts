@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events'
 import { ConfigError, ItemsError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { currentRequest } from '../request-scope'
+import { abandonedError } from '../execute/abandoned-work'
 import type { Collection, Schema } from '../schema/collection'
 import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
 import { extended } from '../extended'
@@ -126,7 +127,8 @@ export class Lifecycle {
    * `HOOK_TIMEOUT`. With `endsRequest` (a before hook, inside the write's transaction) the request's signal aborts
    * too, which cancels the request's running statements, so the rollback does not queue behind them. An after hook
    * runs after commit, and the request still has its answer to read: cancelling its statements then would cut
-   * that read short. The hook itself cannot be stopped; the router only stops waiting for it.
+   * that read short. A before hook whose client went away ends the same way, with that client's error (see
+   * abandoned-work.ts). The hook itself cannot be stopped; the router only stops waiting for it.
    */
   private async bounded<T>(
     collection: Collection,
@@ -153,11 +155,21 @@ export class Lifecycle {
         reject(error)
       }, this.hookTimeout)
     })
+    // A client that went away stops the wait for a before hook too, so the write rolls back and gives back its
+    // connection. An after hook holds none, and its end is logged: it runs on.
+    let leave: (() => void) | undefined
+    const abandoned = new Promise<never>((_resolve, reject) => {
+      if (request === undefined || !endsRequest) return
+      leave = () => reject(abandonedError(request))
+      if (request.aborted) leave()
+      else request.signal.addEventListener('abort', leave, { once: true })
+    })
     try {
-      return await Promise.race([Promise.resolve().then(() => run(controller.signal)), timedOut])
+      return await Promise.race([Promise.resolve().then(() => run(controller.signal)), timedOut, abandoned])
     } finally {
       clearTimeout(timer)
       request?.signal.removeEventListener('abort', forward)
+      if (leave) request?.signal.removeEventListener('abort', leave)
     }
   }
 }

@@ -144,7 +144,8 @@ async function seed(knex: Knex): Promise<void> {
   await knex(T.junction).insert([{ id: 1, player: 1, skill: 1 }])
   // PostgreSQL's sequences do not see explicit keys (see Dialect.syncAutoIncrement).
   const sync = dialectOf(knex).syncAutoIncrement
-  if (sync) for (const table of Object.values(T)) await sync(knex, table, 'id')
+  // The largest key seeded above is 2.
+  if (sync) for (const table of Object.values(T)) await sync(knex, table, 'id', '2')
 }
 
 const ids = (rows: unknown[]): number[] => (rows as { id: number }[]).map((row) => Number(row.id))

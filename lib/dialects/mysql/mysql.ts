@@ -54,7 +54,10 @@ function recogniseError(error: DriverError, collection: Collection): RecognisedE
       return { code: 'NOT_NULL_VIOLATION', field: quoted(/Field '([^']+)'/) }
     case 'ER_DATA_TOO_LONG':
       return { code: 'VALUE_TOO_LONG', field: quoted(/column '([^']+)'/) }
+    // ER_DATA_OUT_OF_RANGE is arithmetic past a type's range, "DOUBLE value is out of range in ..." (an overflowing
+    // sum, see overflowChecked).
     case 'ER_WARN_DATA_OUT_OF_RANGE':
+    case 'ER_DATA_OUT_OF_RANGE':
       return { code: 'VALUE_OUT_OF_RANGE', field: quoted(/column '([^']+)'/) }
     case 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD':
       // MariaDB reports a multibyte text longer than its column (40,000 × "é" in a TEXT) as an "Incorrect string
@@ -259,6 +262,7 @@ export const mysql: Dialect = {
   datePart: (part, _type, { sql, bindings }) => ({ sql: PARTS[part](sql), bindings }),
   // A float literal makes the whole expression a DOUBLE (CAST AS DOUBLE needs MySQL 8.0.17 / MariaDB 10.4.5).
   toDouble: (sql) => `(${sql} + 0e0)`,
+  overflowChecked: (sql) => `(${sql} + 0e0)`,
   // Up to four bytes per character in UTF-8.
   exactStringColumn: (table, name, length) => table.specificType(name, `varbinary(${length * 4})`),
   // Bytes, not a _bin collation: those pad with spaces ("abc" = "abc "). Converting first makes the bytes
@@ -266,6 +270,10 @@ export const mysql: Dialect = {
   exactTextValue: (sql) => `CAST(CONVERT(${sql} USING utf8mb4) AS BINARY)`,
   exactSum: null,
   prepareConnection: null,
+  connectionDefaults: { enableKeepAlive: true, connectTimeout: 10_000 },
+  // mysql2 keeps the command awaiting an answer in `_command`: an idle connection has none. One whose statement
+  // outlived its time limit in a partition still waits for the lost answer, and would hang the next request.
+  connectionUsable: (connection) => (connection as { _command?: unknown })._command == null,
   checkSetup: null,
   insertedKey: null,
   syncAutoIncrement: null,

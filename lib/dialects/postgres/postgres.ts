@@ -169,6 +169,7 @@ export const postgres: Dialect = {
   maxParameters: 65_000,
   timestampToStorage: (iso) => iso,
   toDouble: (sql) => `CAST(${sql} AS DOUBLE PRECISION)`,
+  overflowChecked: (sql) => sql,
   exactStringColumn: (table, name, length) => table.string(name, length),
   exactTextValue: (sql) => sql,
   exactSum: null,
@@ -178,6 +179,8 @@ export const postgres: Dialect = {
     bindings,
   }),
   prepareConnection: null,
+  connectionDefaults: { keepAlive: true, connectionTimeoutMillis: 10_000 },
+  connectionUsable: (connection) => (connection as { readyForQuery?: unknown }).readyForQuery === true,
   checkSetup: null,
   // Raises the key's sequence (serial or identity) to the largest key, never lowers it.
   // quote_ident: pg_get_serial_sequence parses its first argument as SQL, folding an unquoted name to lower case.
@@ -188,12 +191,21 @@ export const postgres: Dialect = {
     ])
     return rows[0]?.key
   },
-  syncAutoIncrement: (db, table, column) =>
-    db.raw(
-      `select setval(seq, top) from (select pg_get_serial_sequence(?, ?) as seq, (select max(??) from ??) as top) as s
+  // Before the insert, not after it: a create without a key that runs meanwhile must already draw past `key`.
+  // Reading last_value and setval are two steps, so creates with explicit keys in one table take turns (a lock
+  // held to the end of the transaction): two at once could otherwise lower the sequence.
+  syncAutoIncrement: async (db, table, column, key) => {
+    await db.raw('select pg_advisory_xact_lock(?::bigint)', [lockNumber(`sequence of ${table}.${column}`)])
+    // A sequence set but not yet drawn from (`setval(…, false)`) has no last value: the largest stored key
+    // stands in for it then.
+    await db.raw(
+      `select setval(seq, top) from (
+         select seq, greatest(?::bigint, (select max(??) from ??)) as top from (select pg_get_serial_sequence(quote_ident(?), ?) as seq) as q
+       ) as s
        where seq is not null and top > coalesce(pg_sequence_last_value(seq::regclass), 0)`,
-      [table, column, column, table],
-    ),
+      [key, column, table, table, column],
+    )
+  },
   joinsManyToOne: true,
   keyPairs: 'json_agg(json_build_array(??, ??))',
   // PostgreSQL's LIKE escape character defaults to backslash; ILIKE folds case by the database's locale.
