@@ -31,6 +31,8 @@ export interface RouterConfig {
   readonly maxListEntries: number
   readonly maxJsonDepth: number
   readonly maxExportRows: number
+  readonly maxConcurrentExports: number
+  readonly exportIdleTimeout: number
   readonly cursorSecret: Buffer
   readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
@@ -83,6 +85,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxListEntries: true,
   maxJsonDepth: true,
   maxExportRows: true,
+  maxConcurrentExports: true,
+  exportIdleTimeout: true,
   cursorSecret: true,
   passUnexpectedErrors: true,
   versionsTable: true,
@@ -141,6 +145,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxListEntries, 'options.maxListEntries')
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
   checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
+  checkPositiveInteger(options.maxConcurrentExports, 'options.maxConcurrentExports')
+  checkTimeout(options.exportIdleTimeout, 'options.exportIdleTimeout')
   if (options.cursorSecret !== undefined && (typeof options.cursorSecret !== 'string' || options.cursorSecret.length < MIN_SECRET_LENGTH)) {
     throw new ConfigError('CONFIG_BAD_OPTION', `options.cursorSecret must be a string of at least ${MIN_SECRET_LENGTH} characters`)
   }
@@ -190,6 +196,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxListEntries: options.maxListEntries ?? 100,
     maxJsonDepth: options.maxJsonDepth ?? 32,
     maxExportRows: options.maxExportRows ?? 10_000_000,
+    maxConcurrentExports: options.maxConcurrentExports ?? 20,
+    exportIdleTimeout: options.exportIdleTimeout ?? 60_000,
     // Random per process by default: cursors then last as long as the process, on this one instance only.
     cursorSecret: options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret),
     passUnexpectedErrors: options.passUnexpectedErrors === true,
