@@ -1,8 +1,10 @@
 // Measures how long the worst request shapes block the event loop, per database, on a 200k-row dataset at the
-// router's defaults, and the peak RSS of `limit=-1`; writes the figures to bench/STALL.md. SQLite runs twice: on
-// the host's connection (an in-memory database), and on a database file whose reads go to `sqliteReader`
-// threads. Run by hand: `npm run bench:stall` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS changes the size).
-// Not part of CI.
+// router's defaults, and the peak RSS of `limit=-1`; then 50 concurrent CSV exports of the whole table beside a
+// health probe, and the memory of clients that never read their export. Writes the figures to bench/STALL.md.
+// SQLite runs twice: on the host's connection (an in-memory database), and on a database file whose reads go to
+// `sqliteReader` threads. Run by hand: `npm run bench:stall` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS
+// changes the size, BENCH_PART=shapes|exports runs one part, BENCH_LABEL names the export sections). Not part of CI.
+import { fork } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
@@ -15,12 +17,22 @@ import { createTables, dropTables } from '../fixtures/tables'
 import { createItemsRouter, sqliteReader } from '../lib'
 import { DIALECT_NAMES, type DialectName } from '../lib/dialects'
 import { ensureDatabase, knexConfig, probe, selectedDialects } from '../spec/support/databases'
+import type { LoadCommand, LoadReport } from './export-load'
 
 // A run name of its own, so the benchmark never drops the tables of a jest run on the same servers.
 process.env.ITEMS_TEST_RUN ??= 'stall'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000)
 const AUTHORS = 1000
+const PART = process.env.BENCH_PART ?? 'all'
+const LABEL = process.env.BENCH_LABEL ? ` (${process.env.BENCH_LABEL})` : ''
+/** Concurrent exports beside the probe, and clients that never read. */
+const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 50)
+const STALLED = Number(process.env.BENCH_STALLED ?? 150)
+/** How long the exports run beside the probe before the clients drop those still running. */
+const EXPORT_WINDOW_MS = Number(process.env.BENCH_EXPORT_MS ?? 20_000)
+const EXPORT_PATH = '/api/items/articles?export=csv&limit=-1&fields=id,title,status,rating,published_at,author'
+const PROBE_PATH = '/api/items/articles/1'
 const WORDS = ['bridge', 'river', 'Straße', 'ÉCOLE', 'garden', 'tower', 'Ölberg', 'harbour', 'mill', 'forest']
 
 /** `count` `_icontains` alternatives on `title` that match no row, so every row is tested against each. */
@@ -50,6 +62,99 @@ interface Figure {
   cpuMs: number
   stallMs: number
   maxRssMiB: number
+}
+
+interface ExportFigure {
+  readonly exports: number
+  readonly statuses: Record<string, number>
+  readonly probes: number
+  readonly probeP50Ms: number
+  readonly probeP99Ms: number
+  readonly probeMaxMs: number
+  readonly stallMs: number
+  /** The seconds the exports ran (at most the window), and the MiB of CSV they sent meanwhile. */
+  readonly exportS: number
+  readonly exportMiB: number
+  readonly stalled: number
+  readonly stalledStatuses: Record<string, number>
+  /** RSS and JS memory (heap, external, array buffers) the stalled clients added, after a full collection. */
+  readonly stalledRssMiB: number
+  readonly stalledJsMiB: number
+}
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+const jsMemory = (): number => {
+  const { heapUsed, external } = process.memoryUsage()
+  return heapUsed + external
+}
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The export scenarios, their clients in a child process (bench/export-load.ts) so that they load the server only. */
+async function measureExports(base: string, name: string): Promise<ExportFigure> {
+  const child = fork(join(__dirname, 'export-load.ts'), [], { execArgv: ['-r', 'ts-node/register/transpile-only'] })
+  const ask = (command: LoadCommand): Promise<LoadReport> =>
+    new Promise((resolve, reject) => {
+      const exited = (): void => reject(new Error('the load process exited'))
+      child.once('exit', exited)
+      child.once('message', (report: LoadReport) => {
+        child.off('exit', exited)
+        resolve(report)
+      })
+      child.send(command)
+    })
+  try {
+    const delay = monitorEventLoopDelay({ resolution: 5 })
+    global.gc?.()
+    delay.enable()
+    const started = performance.now()
+    const load = await ask({
+      kind: 'exports',
+      base,
+      exportPath: EXPORT_PATH,
+      probePath: PROBE_PATH,
+      exports: EXPORTS,
+      probeEveryMs: 10,
+      windowMs: EXPORT_WINDOW_MS,
+    })
+    const exportedIn = performance.now() - started
+    delay.disable()
+    if (load.kind !== 'exports') throw new Error('unexpected answer from the load process')
+    console.log(`${name}: ${EXPORTS} exports in ${((performance.now() - started) / 1000).toFixed(1)} s, ${JSON.stringify(load.statuses)}`)
+    const probes = [...load.probeMs].sort((a, b) => a - b)
+    global.gc?.()
+    await sleep(500)
+    global.gc?.()
+    const rss = process.memoryUsage().rss
+    const js = jsMemory()
+    const stall = await ask({ kind: 'stall', base, exportPath: EXPORT_PATH, clients: STALLED })
+    if (stall.kind !== 'stalled') throw new Error('unexpected answer from the load process')
+    // Time for every export to fill the socket buffers and reach the point where it waits.
+    await sleep(3000)
+    global.gc?.()
+    const stalledRssMiB = (process.memoryUsage().rss - rss) / 2 ** 20
+    const stalledJsMiB = (jsMemory() - js) / 2 ** 20
+    await ask({ kind: 'release' })
+    await sleep(1000)
+    const figure: ExportFigure = {
+      exports: EXPORTS,
+      statuses: load.statuses,
+      probes: probes.length,
+      probeP50Ms: percentile(probes, 0.5),
+      probeP99Ms: percentile(probes, 0.99),
+      probeMaxMs: probes.at(-1) ?? 0,
+      stallMs: delay.max / 1e6,
+      exportS: exportedIn / 1000,
+      exportMiB: load.bytes / 2 ** 20,
+      stalled: STALLED,
+      stalledStatuses: stall.statuses,
+      stalledRssMiB,
+      stalledJsMiB,
+    }
+    console.log(`${name}: ${JSON.stringify(figure)}`)
+    return figure
+  } finally {
+    child.kill()
+  }
 }
 
 async function fill(knex: Knex): Promise<void> {
@@ -106,7 +211,42 @@ async function openRun(run: Run, dir: string): Promise<Knex> {
   return knex
 }
 
-async function measure(run: Run): Promise<Figure[] | string> {
+/** A run's figures: the request shapes one at a time, then the export scenarios (each null when not run). */
+interface RunFigures {
+  readonly shapes: Figure[] | null
+  readonly exports: ExportFigure | null
+}
+
+async function measureShapes(base: string, name: string): Promise<Figure[]> {
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  delay.enable()
+  const figures: Figure[] = []
+  for (const shape of SHAPES) {
+    global.gc?.()
+    delay.reset()
+    const start = performance.now()
+    const cpu = process.cpuUsage()
+    const response = await fetch(base + shape.path)
+    await response.arrayBuffer()
+    const used = process.cpuUsage(cpu)
+    const figure = {
+      name: shape.name,
+      status: response.status,
+      ms: performance.now() - start,
+      cpuMs: (used.user + used.system) / 1000,
+      stallMs: delay.max / 1e6,
+      maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    }
+    console.log(
+      `${name}: ${figure.name}: HTTP ${figure.status}, ${figure.ms.toFixed(0)} ms, CPU ${figure.cpuMs.toFixed(0)} ms, stall ${figure.stallMs.toFixed(0)} ms`,
+    )
+    figures.push(figure)
+  }
+  delay.disable()
+  return figures
+}
+
+async function measure(run: Run): Promise<RunFigures | string> {
   const name = run.section
   const unreachable = await probe(run.dialect)
   if (unreachable) return unreachable
@@ -119,42 +259,22 @@ async function measure(run: Run): Promise<Figure[] | string> {
     await fill(knex)
     console.log(`${name}: ${ROWS} articles and comments in ${((performance.now() - started) / 1000).toFixed(0)} s`)
     const app = express()
-    app.use('/api', createItemsRouter({ knex, defaultAccess: true, collections, ...(reader ? { replica: { knex: reader } } : {}) }))
+    // Room for every client of the export scenarios: past maxConcurrentExports they would be answered 503.
+    const exportsRoom = { maxConcurrentExports: Math.max(EXPORTS, STALLED) }
+    const options = { knex, defaultAccess: true, collections, ...exportsRoom, ...(reader ? { replica: { knex: reader } } : {}) }
+    app.use('/api', createItemsRouter(options))
     // The reader's first thread starts with the first read: started here, it is not measured as a stall.
     if (reader) await reader.raw('select 1')
     const server = app.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const delay = monitorEventLoopDelay({ resolution: 5 })
-    delay.enable()
-    const figures: Figure[] = []
-    for (const shape of SHAPES) {
-      global.gc?.()
-      delay.reset()
-      const start = performance.now()
-      const cpu = process.cpuUsage()
-      const response = await fetch(base + shape.path)
-      await response.arrayBuffer()
-      const used = process.cpuUsage(cpu)
-      const figure = {
-        name: shape.name,
-        status: response.status,
-        ms: performance.now() - start,
-        cpuMs: (used.user + used.system) / 1000,
-        stallMs: delay.max / 1e6,
-        maxRssMiB: process.resourceUsage().maxRSS / 1024,
-      }
-      console.log(
-        `${name}: ${figure.name}: HTTP ${figure.status}, ${figure.ms.toFixed(0)} ms, CPU ${figure.cpuMs.toFixed(0)} ms, stall ${figure.stallMs.toFixed(0)} ms`,
-      )
-      figures.push(figure)
-    }
-    delay.disable()
+    const shapes = PART === 'exports' ? null : await measureShapes(base, name)
+    const exports = PART === 'shapes' ? null : await measureExports(base, name)
     server.closeAllConnections()
     server.close()
     // An in-memory SQLite database goes with its connection, a file with its directory.
     if (run.dialect !== 'sqlite') await dropTables(knex)
-    return figures
+    return { shapes, exports }
   } finally {
     await reader?.destroy()
     await knex.destroy()
@@ -162,50 +282,80 @@ async function measure(run: Run): Promise<Figure[] | string> {
   }
 }
 
+const statusText = (statuses: Record<string, number>): string =>
+  Object.entries(statuses)
+    .map(([status, times]) => `${times}× ${status}`)
+    .join(', ')
+
+function shapeLines(figures: readonly Figure[]): string[] {
+  const lines = ['| request | status | time ms | CPU ms | stall ms | max RSS MiB |', '|---|---|---|---|---|---|']
+  // Code spans: markdown would read the `*` of `fields=*.*.*` as emphasis.
+  for (const f of figures)
+    lines.push(
+      `| \`${f.name}\` | ${f.status} | ${f.ms.toFixed(0)} | ${f.cpuMs.toFixed(0)} | ${f.stallMs.toFixed(0)} | ${f.maxRssMiB.toFixed(0)} |`,
+    )
+  return lines
+}
+
+function exportLines(f: ExportFigure): string[] {
+  return [
+    `${f.exports} concurrent \`GET ${EXPORT_PATH}\` read as they come for at most ${EXPORT_WINDOW_MS / 1000} s ` +
+      `(${statusText(f.statuses)}; ${f.exportMiB.toFixed(0)} MiB of CSV in ${f.exportS.toFixed(1)} s), beside a probe \`GET ${PROBE_PATH}\` every 10 ms (${f.probes} probes). Then ` +
+      `${f.stalled} clients that read their export's first bytes and nothing more (${statusText(f.stalledStatuses)}).`,
+    '',
+    '| probe p50 ms | probe p99 ms | probe max ms | max event-loop delay ms | stalled clients: RSS added MiB | JS memory added MiB | JS memory per client KiB |',
+    '|---|---|---|---|---|---|---|',
+    `| ${f.probeP50Ms.toFixed(1)} | ${f.probeP99Ms.toFixed(1)} | ${f.probeMaxMs.toFixed(1)} | ${f.stallMs.toFixed(0)} | ` +
+      `${f.stalledRssMiB.toFixed(0)} | ${f.stalledJsMiB.toFixed(1)} | ${((f.stalledJsMiB * 1024) / f.stalled).toFixed(0)} |`,
+  ]
+}
+
 async function main(): Promise<void> {
-  const results: Array<[string, Figure[] | string]> = []
+  const written = new Map<string, string[]>()
   const selected = selectedDialects('BENCH_DIALECTS')
-  for (const run of RUNS) if (selected.includes(run.dialect)) results.push([run.section, await measure(run)])
+  const measured = new Date().toISOString()
+  for (const run of RUNS) {
+    if (!selected.includes(run.dialect)) continue
+    const result = await measure(run)
+    if (typeof result === 'string') {
+      written.set(run.section, [`skipped: ${result}`])
+      continue
+    }
+    if (result.shapes) written.set(run.section, [`Measured ${measured}.`, '', ...shapeLines(result.shapes)])
+    if (result.exports)
+      written.set(`${run.section}: ${EXPORTS} concurrent exports${LABEL}`, [`Measured ${measured}.`, '', ...exportLines(result.exports)])
+  }
   const lines = [
     '# Event-loop stall of the worst request shapes',
     '',
     `Written by \`npm run bench:stall\` (bench/stall.ts): ${os.cpus()[0]?.model ?? 'unknown CPU'}, ` +
       `${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()}.`,
-    `${ROWS} articles, ${ROWS} comments, ${AUTHORS} authors; the router at its defaults; one request at a time.`,
+    `${ROWS} articles, ${ROWS} comments, ${AUTHORS} authors; the router at its defaults (but maxConcurrentExports, ` +
+      'raised for the export scenarios); one request at a time.',
     '"stall" is the longest the event loop was blocked during the request (perf_hooks monitorEventLoopDelay, max);',
     '"CPU ms" is the CPU time the whole process spent during the request (process.cpuUsage): on a busy machine the',
     'stall grows with the time other processes take, the CPU time does not, so it is the figure to compare. It counts',
     "every thread of the process, the reader's included: with sqliteReader the work is the same, the stall is not.",
     '"max RSS" is the process peak so far (resourceUsage().maxRSS), so it only grows down the table.',
     '',
+    'The sections "concurrent exports" load the server from a child process (bench/export-load.ts), so that reading',
+    'the downloads does not run on its event loop; the probe\'s latency is measured by that child. "Stalled clients"',
+    "open an export, read its first bytes and then nothing; their memory is the server's after a full collection,",
+    'less what it was before they came. RSS moves with what the allocator keeps from earlier work (it can even',
+    'fall); the JS memory (heap and external, after a full collection) is the figure to read.',
+    '',
   ]
-  // A run narrowed by BENCH_DIALECTS keeps the sections of the other databases from the previous file.
+  // A narrowed run (BENCH_DIALECTS, BENCH_PART, BENCH_LABEL) keeps the other sections of the previous file.
   const file = new URL('STALL.md', `file://${__dirname}/`)
   const previous = existsSync(file)
     ? readFileSync(file, 'utf8')
         .split(/^(?=## )/m)
         .slice(1)
+        .map((section): [string, string] => [section.slice(3, section.indexOf('\n')), section.trimEnd()])
     : []
-  for (const { section: name } of RUNS) {
-    const result = results.find(([run]) => run === name)?.[1]
-    if (result === undefined) {
-      const kept = previous.find((section) => section.startsWith(`## ${name}\n`))
-      if (kept) lines.push(kept.trimEnd(), '')
-      continue
-    }
-    lines.push(`## ${name}`, '', `Measured ${new Date().toISOString()}.`, '')
-    if (typeof result === 'string') {
-      lines.push(`skipped: ${result}`, '')
-      continue
-    }
-    lines.push('| request | status | time ms | CPU ms | stall ms | max RSS MiB |', '|---|---|---|---|---|---|')
-    // Code spans: markdown would read the `*` of `fields=*.*.*` as emphasis.
-    for (const f of result)
-      lines.push(
-        `| \`${f.name}\` | ${f.status} | ${f.ms.toFixed(0)} | ${f.cpuMs.toFixed(0)} | ${f.stallMs.toFixed(0)} | ${f.maxRssMiB.toFixed(0)} |`,
-      )
-    lines.push('')
-  }
+  const sections = new Map<string, string>(previous)
+  for (const [name, body] of written) sections.set(name, [`## ${name}`, '', ...body].join('\n'))
+  for (const section of sections.values()) lines.push(section, '')
   writeFileSync(file, lines.join('\n'))
 }
 

@@ -33,6 +33,8 @@ export interface RouterConfig {
   readonly maxJsonDepth: number
   readonly maxBinaryBytes: number
   readonly maxExportRows: number
+  readonly maxConcurrentExports: number
+  readonly exportIdleTimeout: number
   readonly cursorSecret: Buffer
   readonly passUnexpectedErrors: boolean
   readonly versionsTable: string
@@ -86,6 +88,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
   maxJsonDepth: true,
   maxBinaryBytes: true,
   maxExportRows: true,
+  maxConcurrentExports: true,
+  exportIdleTimeout: true,
   cursorSecret: true,
   passUnexpectedErrors: true,
   versionsTable: true,
@@ -145,6 +149,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
   checkPositiveInteger(options.maxJsonDepth, 'options.maxJsonDepth')
   checkPositiveInteger(options.maxBinaryBytes, 'options.maxBinaryBytes')
   checkPositiveInteger(options.maxExportRows, 'options.maxExportRows')
+  checkPositiveInteger(options.maxConcurrentExports, 'options.maxConcurrentExports')
+  checkTimeout(options.exportIdleTimeout, 'options.exportIdleTimeout')
   if (options.cursorSecret !== undefined && (typeof options.cursorSecret !== 'string' || options.cursorSecret.length < MIN_SECRET_LENGTH)) {
     throw new ConfigError('CONFIG_BAD_OPTION', `options.cursorSecret must be a string of at least ${MIN_SECRET_LENGTH} characters`)
   }
@@ -195,6 +201,8 @@ export function normalizeOptions(options: ItemsRouterOptions): RouterConfig {
     maxJsonDepth: options.maxJsonDepth ?? 32,
     maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_BINARY_BYTES,
     maxExportRows: options.maxExportRows ?? 10_000_000,
+    maxConcurrentExports: options.maxConcurrentExports ?? 20,
+    exportIdleTimeout: options.exportIdleTimeout ?? 60_000,
     // Random per process by default: cursors then last as long as the process, on this one instance only.
     cursorSecret: options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret),
     passUnexpectedErrors: options.passUnexpectedErrors === true,

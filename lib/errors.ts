@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'SERVICE_UNAVAILABLE'
+  | 'TOO_MANY_EXPORTS'
   | 'INTERNAL_SERVER_ERROR'
   | 'QUERY_TIMEOUT'
   | 'HOOK_TIMEOUT'
@@ -47,6 +48,8 @@ const STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   SERVICE_UNAVAILABLE: 503,
+  // `maxConcurrentExports` downloads are running; sent with `Retry-After` like any 503.
+  TOO_MANY_EXPORTS: 503,
   INTERNAL_SERVER_ERROR: 500,
   // 504: the request was valid, but something it waited on (the database, a hook) did not answer in time.
   QUERY_TIMEOUT: 504,
@@ -132,6 +135,13 @@ export const RETRY_AFTER_SECONDS = 1
 export class ServiceUnavailableError extends ItemsError {
   constructor(options?: { cause?: unknown }) {
     super('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly.', {}, options)
+  }
+}
+
+/** `maxConcurrentExports` exports are running already: 503 `TOO_MANY_EXPORTS` with `Retry-After`. */
+export class TooManyExportsError extends ItemsError {
+  constructor(readonly limit: number) {
+    super('TOO_MANY_EXPORTS', `${limit} exports are running, the most maxConcurrentExports allows; try again shortly.`, { limit })
   }
 }
 

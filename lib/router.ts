@@ -54,6 +54,8 @@ import { VersionsService } from './versions/versions-service'
 import { buildHooks, Lifecycle } from './writes/lifecycle'
 import { buildOpenApi } from './openapi/build-openapi'
 import { schemaRoutes } from './directus-schema/schema-routes'
+import { ExportBudget } from './handlers/export-budget'
+import { EXPORT_TURNS, ExportTurns } from './handlers/export-turns'
 
 /** What a scope setup is given for work no request carries: the setups realtime runs read nothing of it. */
 const NO_REQUEST = Object.freeze({}) as Request
@@ -189,6 +191,11 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
       ),
       config.idempotencyTtl,
     ),
+    exports: {
+      budget: new ExportBudget(config.maxConcurrentExports),
+      turns: new ExportTurns(EXPORT_TURNS),
+      idleTimeout: config.exportIdleTimeout,
+    },
   }
   const items = (pick: (collection: Collection) => ItemsHandler) => itemsRoute(services, pick)
   const bySingleton = (singleton: ItemsHandler, plain: ItemsHandler) => (collection: Collection) =>

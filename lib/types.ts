@@ -593,6 +593,23 @@ export interface ItemsRouterOptions<C extends Collections = Collections> extends
    */
   maxExportRows?: number
   /**
+   * Most exports (`export=csv|json|ndjson`) the router streams at once; one more answers 503 `TOO_MANY_EXPORTS`
+   * with `Retry-After`. An export holds its place from its first statement until its download ends or its client
+   * leaves (or is cut off by `exportIdleTimeout`), and a stalled export holds about one chunk in memory, so this
+   * bounds both the memory and the share of the database exports take. One count for the whole router.
+   *
+   * @default 20
+   */
+  maxConcurrentExports?: number
+  /**
+   * Longest, in ms, an export waits for a client that takes none of its download (the socket's buffer stays
+   * full) before it cuts the connection and gives back its place. `0`: never; the client then holds its place
+   * until it reads or leaves.
+   *
+   * @default 60000
+   */
+  exportIdleTimeout?: number
+  /**
    * The key that signs page cursors (`cursor`, `meta=next_cursor`), at least 32 characters. Without it each
    * process draws a random key, so a cursor stays valid only on the instance that gave it out, until it
    * restarts; set the same secret on every instance behind a load balancer.

@@ -124,6 +124,13 @@ export interface Dialect {
    */
   readonly multiRowInsert: number | null
   /**
+   * Rows per statement of an export (before `maxLoadedRows`). PostgreSQL and MySQL 1000: each statement is a
+   * round trip, so chunks are long enough that its cost vanishes. SQLite 200: better-sqlite3 reads a chunk and
+   * the router writes its text in one slice of the event loop, which every other request waits for, so the
+   * slice is kept short; a statement costs no round trip there (`npm run bench:stall`, concurrent exports).
+   */
+  readonly exportChunkRows: number
+  /**
    * Where an INSERT answers only the first key of its rows (MySQL's LAST_INSERT_ID), the step between the keys of
    * one multi-row INSERT's rows, read on the transaction before its batch: InnoDB gives a statement whose row count
    * is known consecutive keys, `auto_increment_increment` apart, in lock modes 0 and 1

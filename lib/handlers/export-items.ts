@@ -7,11 +7,16 @@ import type { Item, Logger } from '../types'
 import { csvLines, exportWriter, type ExportWriter } from './export-formats'
 import type { ItemsScope } from './items-scope'
 
-/** Writes `piece`, then waits while the socket's buffer is full (backpressure) or until the client leaves. */
-async function send(res: Response, piece: string | Buffer): Promise<void> {
+/**
+ * Writes `piece`, then waits while the socket's buffer is full (backpressure) until the client takes it or
+ * leaves; a client that takes nothing for `idleTimeout` ms is cut off, as one that left.
+ */
+async function send(res: Response, piece: string | Buffer, idleTimeout: number): Promise<void> {
   if (piece.length === 0 || res.write(piece) || res.destroyed) return
   await new Promise<void>((resolve) => {
+    const idle = idleTimeout > 0 ? setTimeout(() => res.destroy(), idleTimeout) : null
     const done = (): void => {
+      if (idle) clearTimeout(idle)
       res.off('drain', done)
       res.off('close', done)
       resolve()
@@ -88,30 +93,41 @@ async function download(scope: ItemsScope, query: Query, format: ExportFormat): 
  * answers with its error status. A failure after the first byte cannot change the status: it is logged and
  * the connection is destroyed, so the client sees a truncated download (an unterminated chunked body), never
  * a complete-looking one. A client that leaves stops the reading after the chunk in flight, whose statement
- * the request's abort cancels (statement-guard.ts).
+ * the request's abort cancels (statement-guard.ts). The export holds one of the router's places
+ * (ExportBudget) from before its first statement until it ends or its client leaves, and reads each chunk in
+ * its turn (ExportTurns).
  */
 export async function exportItems(res: Response, scope: ItemsScope, query: Query, format: ExportFormat, logger: Logger): Promise<void> {
   if (query.version !== null) throw new InvalidQueryError('"export" cannot be combined with "version"')
-  const { writer, first, rest } = await download(scope, query, format)
-  res.status(200)
-  res.setHeader('Content-Type', writer.contentType)
-  const name = scope.collection.name.replace(/[^\w.-]/g, '_')
-  res.setHeader('Content-Disposition', `attachment; filename="${name}.${writer.extension}"`)
+  const { budget, turns, idleTimeout } = scope.exports
+  const release = budget.claim(res)
   try {
-    for (const piece of first) await send(res, piece)
-    while (!res.destroyed) {
-      const next = await rest.next()
-      if (next.done) break
-      await send(res, next.value)
+    const { writer, first, rest } = await turns.take(() => download(scope, query, format))
+    res.status(200)
+    res.setHeader('Content-Type', writer.contentType)
+    const name = scope.collection.name.replace(/[^\w.-]/g, '_')
+    res.setHeader('Content-Disposition', `attachment; filename="${name}.${writer.extension}"`)
+    try {
+      for (const piece of first) await send(res, piece, idleTimeout)
+      while (!res.destroyed) {
+        // A client that left while this export waited for its turn costs no statement more.
+        const next = await turns.take(async () => (res.destroyed ? DONE : rest.next()))
+        if (next.done) break
+        await send(res, next.value, idleTimeout)
+      }
+      if (!res.destroyed) res.end()
+    } catch (error) {
+      logger.error(
+        `express-items-router: the export of "${scope.collection.name}" failed after its first byte; the download is cut short`,
+        error,
+      )
+      res.destroy()
+    } finally {
+      await rest.return()
     }
-    if (!res.destroyed) res.end()
-  } catch (error) {
-    logger.error(
-      `express-items-router: the export of "${scope.collection.name}" failed after its first byte; the download is cut short`,
-      error,
-    )
-    res.destroy()
   } finally {
-    await rest.return()
+    release()
   }
 }
+
+const DONE: IteratorReturnResult<void> = { done: true, value: undefined }

@@ -21,6 +21,7 @@ import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
 import { extended } from '../extended'
+import type { ExportSetup } from './export-setup'
 
 export interface ItemsScope {
   readonly collection: Collection
@@ -52,6 +53,8 @@ export interface ItemsScope {
   cursorAfter(query: Query, keys: readonly unknown[]): string
   /** The router's logger, for failures that can no longer become a response (a cut-short export). */
   readonly logger: Logger
+  /** What the router's exports share: their budget, their turns at the database, their idle cut. */
+  readonly exports: ExportSetup
   /** The JSON body; a request without one is a 400. */
   body(): unknown
   /** Parses the `query` object of a by-query write, through the caller's view. */
@@ -117,6 +120,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
     },
     cursorAfter: (query, keys) => encodeCursor(services.parser.cursorSecret, collection, query.sort, keys),
     logger: services.logger,
+    exports: services.exports,
     body: () => readBody(req),
     selection: (raw) => parseSelection(raw, collection, parser()),
     respond: (res, write, answer) =>

@@ -14,6 +14,7 @@ import type { VersionsService } from '../versions/versions-service'
 import { ItemsWriter, type AnswerRead, type NestedSetup } from '../writes/items-writer'
 import type { Lifecycle } from '../writes/lifecycle'
 import type { CallerAccess } from '../access/caller-access'
+import type { ExportSetup } from './export-setup'
 
 /** The parser's limits; the schema view comes from each caller's access. */
 export type ParserLimits = Omit<ParserOptions, 'schema' | 'variables'>
@@ -33,6 +34,8 @@ export interface Services {
   /** Parsed queries by caller view and query string (see query-cache.ts). */
   readonly queries: ParsedQueries
   readonly idempotency: IdempotencyStore
+  /** What the router's exports share (see export-items.ts). */
+  readonly exports: ExportSetup
 }
 
 /**

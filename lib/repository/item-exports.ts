@@ -11,14 +11,8 @@ import type { ItemLoader } from './item-loader'
 import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './row-stream'
 
 /**
- * Rows per statement of an export: large enough that per-statement costs vanish (a thousand statements for a
- * million rows), small enough that a chunk and its relations stay a few megabytes.
- */
-const EXPORT_CHUNK_ROWS = 1000
-
-/**
  * Rows per statement of an export whose CSV the database writes: its text is a few times smaller than the same
- * rows as items, so a chunk this long holds about as much memory as one of `EXPORT_CHUNK_ROWS` items.
+ * rows as items, so a chunk this long holds about as much memory as one of `Dialect.exportChunkRows` items.
  */
 const COPY_CHUNK_ROWS = 10_000
 
@@ -47,13 +41,13 @@ export class ItemExports {
   ) {}
 
   /**
-   * The items of a list, in chunks of at most `EXPORT_CHUNK_ROWS` (and `maxLoadedRows`) items: each chunk one
+   * The items of a list, in chunks of at most `Dialect.exportChunkRows` (and `maxLoadedRows`) items: each chunk one
    * statement starting after the previous chunk's last row, relations loaded for its items only (see
    * row-stream.ts). The rows are read as each chunk runs, not from one snapshot.
    */
   streamItems(collection: Collection, query: Query): AsyncGenerator<Item[], void, undefined> {
     const load: ChunkLoader = (after, limit) => this.loader.loadKeyed(this.reads(), collection, query.fields, chunkOf(query, after, limit))
-    return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+    return streamRows(load, query.limit, Math.min(this.dialect.exportChunkRows, this.maxLoadedRows))
   }
 
   /**
@@ -66,7 +60,7 @@ export class ItemExports {
     if (fields === null || !this.loader.readsArrays) return null
     const load: ChunkLoader<unknown[]> = (after, limit) =>
       this.loader.loadArrays(this.reads(), collection, fields, chunkOf(query, after, limit))
-    return streamRows(load, query.limit, Math.min(EXPORT_CHUNK_ROWS, this.maxLoadedRows))
+    return streamRows(load, query.limit, Math.min(this.dialect.exportChunkRows, this.maxLoadedRows))
   }
 
   /**

@@ -1388,7 +1388,7 @@ export interface components {
                 message: string;
                 extensions: {
                     /** @enum {string} */
-                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "CONSTRAINT_VIOLATION" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "CONFLICT" | "PRECONDITION_FAILED" | "SERVICE_UNAVAILABLE" | "INTERNAL_SERVER_ERROR" | "QUERY_TIMEOUT" | "HOOK_TIMEOUT";
+                    code: "INVALID_QUERY" | "INVALID_PAYLOAD" | "FAILED_VALIDATION" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "RECORD_NOT_UNIQUE" | "INVALID_FOREIGN_KEY" | "NOT_NULL_VIOLATION" | "VALUE_TOO_LONG" | "VALUE_OUT_OF_RANGE" | "CONSTRAINT_VIOLATION" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "CONFLICT" | "PRECONDITION_FAILED" | "SERVICE_UNAVAILABLE" | "TOO_MANY_EXPORTS" | "INTERNAL_SERVER_ERROR" | "QUERY_TIMEOUT" | "HOOK_TIMEOUT";
                 };
             }[];
         };
@@ -1466,7 +1466,7 @@ export interface components {
                 "application/json": components["schemas"]["Errors"];
             };
         };
-        /** @description The database is out of reach or no pooled connection came free in time; sent with `Retry-After`. Codes: SERVICE_UNAVAILABLE. */
+        /** @description The database is out of reach or no pooled connection came free in time; sent with `Retry-After`. Codes: SERVICE_UNAVAILABLE, TOO_MANY_EXPORTS. */
         Error503: {
             headers: {
                 [name: string]: unknown;

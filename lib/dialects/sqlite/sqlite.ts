@@ -192,6 +192,7 @@ export const sqlite: Dialect = {
   returningInsert: (_db, insert, columns) => insert.returning([...columns]),
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
+  exportChunkRows: 200,
   insertKeyStep: null,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
