@@ -85,27 +85,27 @@ export const deleteVersion: VersionsHandler = async (_req, res, { versions, vers
 
 export const saveVersion: VersionsHandler = async (req, res, { versions, version, mainItem }) => {
   const saved = await versions.save((await version()).id, readBody(req))
-  const { main, fields } = await mainItem(saved)
-  sendData(res, await versions.overlay(main, fields, saved.delta))
+  const { main, item, fields } = await mainItem(saved)
+  sendData(res, await versions.overlay(main, item, fields, saved.delta))
 }
 
 export const compareVersion: VersionsHandler = async (_req, res, { versions, version, mainItem }) => {
   const found = await version()
   const { collection, item, main } = await mainItem(found)
-  const mainHash = await versions.mainHash(collection, item)
+  const mainHash = await versions.mainHash(collection, item, undefined, found.delta)
   sendData(res, { outdated: found.hash !== mainHash, mainHash, current: found.delta ?? {}, main })
 }
 
 export const promoteVersion: VersionsHandler = async (req, res, { versions, version, writer }) => {
-  const { collection, item, changes, mainHash } = await versions.promotion((await version()).id, readBody(req))
+  const { collection, item, changes, mainHash, delta } = await versions.promotion((await version()).id, readBody(req))
   // Through the collection's own write path: its hooks, validation and events apply as to any update. The hash
   // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between, and checked
   // again after the write, which must have changed it.
   await (
     await writer(collection)
   ).update([{ keys: [item], data: changes }], {
-    guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx),
-    written: (trx) => versions.assertPromoted(collection, item, mainHash, trx),
+    guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx, delta),
+    written: (trx) => versions.assertPromoted(collection, item, mainHash, trx, delta),
   })
   sendData(res, item)
 }
