@@ -30,7 +30,7 @@ function splitKey(collection: Collection, value: Readonly<Record<string, unknown
 }
 
 /** An item the draft creates, before its fields are laid over it: nothing set, no related items. */
-function blank(fields: readonly FieldNode[]): Item {
+export function blank(fields: readonly FieldNode[]): Item {
   return Object.fromEntries(fields.map((node) => [node.output, node.kind === 'o2m' ? [] : null]))
 }
 

@@ -20,6 +20,13 @@ import { VersionOverlay } from './version-overlay'
 /** The key that always means the item itself. */
 export const MAIN_VERSION = 'main'
 const MAX_KEY_LENGTH = 64
+/**
+ * The `item` a draft of an item that does not exist yet is stored with (the column is NOT NULL and part of the
+ * unique key, so a key is unique among a collection's new-item drafts too); answered as `null`.
+ */
+export const NEW_ITEM = ''
+/** The `mainHash` of a draft of a new item: there is no main item to digest. */
+export const NO_ITEM_HASH = createHash('sha256').update('null').digest('hex')
 const MAX_SAVE_ATTEMPTS = 5
 
 export interface Version {
@@ -143,14 +150,14 @@ export class VersionsService {
   }
 
   /** The version of an item with this key; 404 when there is none (never the main item instead). */
-  async find(collection: Collection, item: PrimaryKey, key: string): Promise<Version> {
+  async find(collection: Collection, item: PrimaryKey | null, key: string): Promise<Version> {
     if (!(await this.table.available())) throw this.noVersion(key)
     const { fields } = this
     const id = await this.repository.firstKey(this.collection, {
       kind: 'and',
       children: [
         { kind: 'comparison', field: fields.collection, operator: '_eq', value: collection.name },
-        { kind: 'comparison', field: fields.item, operator: '_eq', value: String(item) },
+        { kind: 'comparison', field: fields.item, operator: '_eq', value: item === null ? NEW_ITEM : String(item) },
         { kind: 'comparison', field: fields.key, operator: '_eq', value: key },
       ],
     })
@@ -178,9 +185,14 @@ export class VersionsService {
     return createHash('sha256').update(JSON.stringify(main)).digest('hex')
   }
 
-  /** The item key a version belongs to, read as the collection's key type. */
-  itemKey(collection: Collection, version: Version): PrimaryKey {
-    return parseBodyKey(collection, version.item)
+  /** The item key a version belongs to, read as the collection's key type; null for a draft of a new item. */
+  itemKey(collection: Collection, version: Version): PrimaryKey | null {
+    return version.item === NEW_ITEM ? null : parseBodyKey(collection, version.item)
+  }
+
+  /** A version row as the API answers it: a draft of a new item belongs to no item (`item: null`). */
+  answered(row: Item): Item {
+    return row.item === NEW_ITEM ? { ...row, item: null } : row
   }
 
   /** 404 for a version key on a collection without versions: decided from the schema, before any SQL. */
@@ -188,12 +200,22 @@ export class VersionsService {
     if (key !== null && key !== MAIN_VERSION && !collection.versioning) throw this.noVersion(key)
   }
 
-  /** The version `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
+  /**
+   * The version `?version=` asks to show, or null for the item itself; a key with no version is a 404. A
+   * singleton's draft of its row before there was one is found too, with or without the row.
+   */
   async requested(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Version | null> {
     this.assertVersioned(collection, key)
     if (key === null || key === MAIN_VERSION) return null
-    if (item === null) throw this.noVersion(key)
-    return this.find(collection, item, key)
+    if (item === null && !collection.singleton) throw this.noVersion(key)
+    if (!collection.singleton) return this.find(collection, item!, key)
+    if (item !== null) {
+      const found = await this.find(collection, item, key).catch((error: unknown) =>
+        error instanceof NotFoundError ? null : Promise.reject(error),
+      )
+      if (found !== null) return found
+    }
+    return this.find(collection, null, key)
   }
 
   /** Every version of `collection` with this key, by item key: what a list read with `?version=` shows. */
@@ -220,11 +242,17 @@ export class VersionsService {
       version: null,
     })
     const versions = page.items as unknown as Version[]
-    return new Map(versions.map((version) => [version.item, { ...version, itemKey: this.itemKey(collection, version) }]))
+    // Drafts of new items are no items of the list.
+    return new Map(
+      versions.flatMap((version) => {
+        const itemKey = this.itemKey(collection, version)
+        return itemKey === null ? [] : [[version.item, { ...version, itemKey }] as const]
+      }),
+    )
   }
 
   /** The item as `version` shows it (see `overlay`), marked with the version's id as Directus marks it. */
-  async shown(item: Item, key: PrimaryKey, fields: readonly FieldNode[], version: Version): Promise<Item> {
+  async shown(item: Item, key: PrimaryKey | null, fields: readonly FieldNode[], version: Version): Promise<Item> {
     return { ...(await this.overlay(item, key, fields, version.delta ?? {})), $meta: { version_id: version.id } }
   }
 
@@ -273,15 +301,19 @@ export class VersionsService {
     if (extra.length > 0) throw new InvalidPayloadError(`Unknown version field "${extra[0]}"`)
     const collection = this.versionedCollection(body.collection)
     const key = this.checkKey(body.key)
-    const item = parseBodyKey(collection, body.item)
-    const hash = await this.mainHash(collection, item)
+    // `item: null`: a draft of an item that does not exist yet. Left out, it is a mistake, not a new item.
+    if (body.item === undefined) throw new InvalidPayloadError('"item" is required: the key of an item, or null for a draft of a new one')
+    const item = body.item === null ? null : parseBodyKey(collection, body.item)
+    if (item !== null && String(item) === NEW_ITEM)
+      throw new InvalidPayloadError('"item" must be the key of an item, or null for a new one')
+    const hash = item === null ? NO_ITEM_HASH : await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
     return {
       key,
       name: this.checkName(body.name),
       collection: collection.name,
-      item: String(item),
+      item: item === null ? NEW_ITEM : String(item),
       hash,
       delta: null,
       date_created: now,
@@ -327,7 +359,7 @@ export class VersionsService {
     for (let attempt = 1; ; attempt++) {
       const delta: Record<string, unknown> = { ...(version.delta ?? {}), ...saved }
       // The hash reads what the delta writes into, so it follows the delta as merged.
-      const hash = await this.mainHash(collection, item, undefined, delta)
+      const hash = item === null ? NO_ITEM_HASH : await this.mainHash(collection, item, undefined, delta)
       const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
       if (await this.repository.updateIf(this.collection, id, this.fields.delta, version.delta, changes)) return { ...version, delta, hash }
       version = await this.get(id)
@@ -346,8 +378,11 @@ export class VersionsService {
     id: number,
     body: unknown,
   ): Promise<{
+    /** The version's id. */
+    id: number
     collection: Collection
-    item: PrimaryKey
+    /** null: a draft of a new item, which the promote creates. */
+    item: PrimaryKey | null
     changes: Record<string, unknown>
     mainHash: string
     /** The whole delta: what the hash was computed over (see `mainHash`). */
@@ -365,7 +400,7 @@ export class VersionsService {
       }
       changes = Object.fromEntries(Object.entries(delta).filter(([name]) => (body.fields as string[]).includes(name)))
     }
-    return { collection, item, changes, mainHash: body.mainHash, delta }
+    return { id, collection, item, changes, mainHash: body.mainHash, delta }
   }
 
   /** 422 unless the main item, read in `db` (a transaction holding its row lock), still has this hash. */
@@ -377,6 +412,10 @@ export class VersionsService {
     delta: Readonly<Record<string, unknown>> | null,
   ): Promise<void> {
     const current = await this.mainHash(collection, item, db, delta)
+    this.assertHash(expected, current)
+  }
+
+  private assertHash(expected: string, current: string): void {
     if (expected !== current) {
       throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
         mainHash: current,
@@ -402,7 +441,7 @@ export class VersionsService {
   }
 
   /** The main item as the version shows it (see version-overlay.ts). */
-  async overlay(item: Item, key: PrimaryKey, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
+  async overlay(item: Item, key: PrimaryKey | null, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
     if (!delta) return item
     return (await this.overlays.apply([{ item, key, delta }], fields))[0]!
   }
@@ -458,7 +497,34 @@ export class VersionsService {
     return value
   }
 
-  private async assertKeyFree(collection: Collection, item: PrimaryKey, key: string): Promise<void> {
+  /**
+   * The promote of a draft of a new item, in the transaction that creates it: the version's row is locked and must
+   * still be a draft of a new item (`expected` being NO_ITEM_HASH); once the item is written (`adopt`), the version
+   * belongs to it. Of concurrent promotes of one draft, one creates the item; the others find it adopted: 422.
+   */
+  newItemPromotion(id: number, expected: string): { guard: (db: Db) => Promise<void>; adopt: (db: Db, key: PrimaryKey) => Promise<void> } {
+    return {
+      guard: async (db) => {
+        await this.repository.lockKeys(db, this.collection, [id])
+        const [row] = await this.repository.readByKeys(
+          this.collection,
+          [id],
+          [{ kind: 'field', output: 'item', field: this.fields.item }],
+          null,
+          db,
+        )
+        if (row?.item !== NEW_ITEM) throw new VersionConflictError('This draft was promoted already; its item exists now.')
+        this.assertHash(expected, NO_ITEM_HASH)
+      },
+      adopt: async (db, key) => {
+        await this.repository.update(db, this.collection, [
+          { keys: [id], payload: this.payload({ item: String(key), date_updated: new Date().toISOString() }) },
+        ])
+      },
+    }
+  }
+
+  private async assertKeyFree(collection: Collection, item: PrimaryKey | null, key: string): Promise<void> {
     const taken = await this.find(collection, item, key).then(
       () => true,
       (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),

@@ -1195,7 +1195,7 @@ export interface components {
             key?: string;
             name?: string | null;
             collection?: string;
-            item?: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown | null;
             date_created?: string | null;
@@ -1206,7 +1206,7 @@ export interface components {
             key: string;
             name?: string | null;
             collection: string;
-            item: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown;
             date_created?: string | null;
@@ -1216,7 +1216,7 @@ export interface components {
             key?: string;
             name?: string | null;
             collection?: string;
-            item?: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown;
             date_created?: string | null;
@@ -3881,13 +3881,15 @@ export interface operations {
                     name?: string | null;
                     /** @enum {string} */
                     collection: "articles" | "settings";
-                    item: string | number;
+                    /** @description The key of the item; null for a draft of an item that does not exist yet. */
+                    item: string | number | null;
                 } | {
                     key: string;
                     name?: string | null;
                     /** @enum {string} */
                     collection: "articles" | "settings";
-                    item: string | number;
+                    /** @description The key of the item; null for a draft of an item that does not exist yet. */
+                    item: string | number | null;
                 }[];
             };
         };

@@ -207,5 +207,73 @@ forEachDialect((ctx) => {
         expect(error!.extensions.path).toEqual(['tasks'])
       })
     })
+
+    describe('drafts of items that do not exist yet', () => {
+      it('keeps a draft with item null, shows it, and its promote creates the item and adopts it', async () => {
+        const created = await request(app).post('/api/versions').send({ key: 'draft', collection: 'teams', item: null })
+        expect(created.body.data).toMatchObject({ key: 'draft', collection: 'teams', item: null })
+        const id = created.body.data.id as number
+        expect(await save(id, { name: 'Gold', players: [{ name: 'Uma' }, 4] })).toEqual({
+          id: null,
+          name: 'Gold',
+          players: [4, { name: 'Uma' }],
+          tasks: [],
+        })
+        const compared = (await request(app).get(`/api/versions/${id}/compare`)).body.data
+        expect(compared).toMatchObject({ outdated: false, main: null, current: { name: 'Gold' } })
+        const promoted = await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: compared.mainHash })
+        expect(promoted.status).toBe(200)
+        const key = promoted.body.data as number
+        expect(await rows(T.teams, ['id', 'name'])).toContainEqual({ id: key, name: 'Gold' })
+        expect((await rows(T.players, ['name', 'team'])).filter((row) => row.team === key)).toEqual([
+          { name: 'Dee', team: key },
+          { name: 'Uma', team: key },
+        ])
+        // The version now belongs to the item: the same hash again creates nothing.
+        expect((await request(app).get(`/api/versions/${id}`)).body.data.item).toBe(String(key))
+        await refused(
+          () => request(app).post(`/api/versions/${id}/promote`).send({ mainHash: compared.mainHash }),
+          422,
+          'UNPROCESSABLE_CONTENT',
+        )
+      })
+
+      it('keeps an incomplete draft; its promote reports what is missing and writes nothing', async () => {
+        const id = await draft('teams', null)
+        await save(id, { players: [{ name: 'Uma' }] })
+        const [error] = await refused(() => promote(id), 400, 'FAILED_VALIDATION')
+        expect(error!.extensions).toMatchObject({ field: 'name' })
+        expect((await request(app).get(`/api/versions/${id}`)).body.data.item).toBeNull()
+        expectErrors(await request(app).post(`/api/versions/${id}/save`).send({ name: 5 }), 400, 'FAILED_VALIDATION')
+      })
+
+      it('a key is unique among the drafts of new items of a collection', async () => {
+        await draft('teams', null)
+        expectErrors(
+          await request(app).post('/api/versions').send({ key: 'draft', collection: 'teams', item: null }),
+          422,
+          'UNPROCESSABLE_CONTENT',
+        )
+      })
+
+      it("a singleton's draft before its row exists is read at its path, and its promote creates the row", async () => {
+        const id = await draft('league', null)
+        await save(id, { name: 'Cup', champion: { name: 'Dream Team', players: [{ name: 'Star' }] } })
+        const read = await request(app).get('/api/items/league?version=draft&fields=name,champion.name,champion.players.name')
+        expect(read.body.data).toEqual({
+          name: 'Cup',
+          champion: { name: 'Dream Team', players: [{ name: 'Star' }] },
+          $meta: { version_id: id },
+        })
+        const promoted = await promote(id)
+        expect(promoted.status).toBe(200)
+        const league = await request(app).get('/api/items/league?fields=id,name,champion.name,champion.players.name')
+        expect(league.body.data).toEqual({
+          id: promoted.body.data,
+          name: 'Cup',
+          champion: { name: 'Dream Team', players: [{ name: 'Star' }] },
+        })
+      })
+    })
   })
 })
