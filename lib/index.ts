@@ -57,8 +57,10 @@ export { defineCollection } from './item-types'
 export type {
   FieldInput,
   FieldValue,
+  CollectionsOf,
   ItemInputOf,
   ItemOf,
+  ItemWriteOf,
   ItemOfCollection,
   ItemShape,
   ItemsRole,
