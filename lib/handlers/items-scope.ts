@@ -31,7 +31,7 @@ export interface ItemsScope {
   readonly access: CallerAccess
   /**
    * The caller's writes to the collection, with access rules, hooks and events; made on first use, as a read never
-   * writes. A method rather than a getter: an object literal with a getter takes V8's slow path (0.3 µs a request).
+   * writes.
    */
   writer(): ItemsWriter
   /**
