@@ -247,8 +247,11 @@ forEachDialect((ctx) => {
         expectErrors(await request(app).post(`/api/versions/${id}/save`).send({ name: 5 }), 400, 'FAILED_VALIDATION')
       })
 
-      it('a key is unique among the drafts of new items of a collection', async () => {
-        await draft('teams', null)
+      it('a key is unique among the drafts of new items of a collection, which a list finds with _empty', async () => {
+        const id = await draft('teams', null)
+        await draft('teams', 1)
+        const listed = await request(app).get('/api/versions?filter[collection][_eq]=teams&filter[item][_empty]=true&fields=id,item')
+        expect(listed.body.data).toEqual([{ id, item: null }])
         expectErrors(
           await request(app).post('/api/versions').send({ key: 'draft', collection: 'teams', item: null }),
           422,
