@@ -67,11 +67,18 @@ function payloadSchema(collection: Collection, action: PayloadAction): Json {
     : withNestedValues(collection, converted)
 }
 
-/**
- * A nested item of `related` in a payload: an object to create, or to update (and link) when it names its key.
- * Its required fields are checked when it is written; a one-to-many child leaves out the foreign key the relation sets.
- */
+/** A many-to-one object: an item to create, or to update (and link) when it names its key. */
 const nestedItem = (related: Collection): Json => ({ anyOf: [ref(related, 'Create'), ref(related, 'Update')] })
+
+/**
+ * A one-to-many child object. The related create schema would require the foreign key the relation sets (and a
+ * child may not send), so children take the update schema; a created child's required fields are checked when
+ * it is written.
+ */
+const childItem = (related: Collection): Json => ({
+  ...ref(related, 'Update'),
+  description: `An item of "${related.name}" to create, or to update and attach when it names its key; without the foreign key, which the relation sets.`,
+})
 
 /** A one-to-many value: the complete new list (keys and objects), or the detailed `{ create, update, delete }`. */
 function toManyValue(related: Collection): Json {
@@ -80,14 +87,14 @@ function toManyValue(related: Collection): Json {
     anyOf: [
       {
         type: 'array',
-        items: { anyOf: [key, nestedItem(related)] },
+        items: { anyOf: [key, childItem(related)] },
         description: 'The complete new set of related items: every other one is detached.',
       },
       {
         type: 'object',
         properties: {
-          create: { type: 'array', items: ref(related, 'Create') },
-          update: { type: 'array', items: ref(related, 'Update'), description: 'Each names its key.' },
+          create: { type: 'array', items: childItem(related) },
+          update: { type: 'array', items: childItem(related), description: 'Each names its key.' },
           delete: { type: 'array', items: key, description: 'Related items of this item to detach.' },
         },
         additionalProperties: false,

@@ -375,8 +375,8 @@ export interface components {
             name: string;
             email?: string | null;
             bio?: string | null;
-            articles?: (number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]))[] | {
-                create?: components["schemas"]["articles.Create"][];
+            articles?: (number | components["schemas"]["articles.Update"])[] | {
+                create?: components["schemas"]["articles.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["articles.Update"][];
                 /** @description Related items of this item to detach. */
@@ -387,8 +387,8 @@ export interface components {
             name?: string;
             email?: string | null;
             bio?: string | null;
-            articles?: (number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]))[] | {
-                create?: components["schemas"]["articles.Create"][];
+            articles?: (number | components["schemas"]["articles.Update"])[] | {
+                create?: components["schemas"]["articles.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["articles.Update"][];
                 /** @description Related items of this item to detach. */
@@ -506,15 +506,15 @@ export interface components {
             tags?: unknown;
             author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
             parent?: (number | null) | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
-            comments?: (number | (components["schemas"]["comments.Create"] | components["schemas"]["comments.Update"]))[] | {
-                create?: components["schemas"]["comments.Create"][];
+            comments?: (number | components["schemas"]["comments.Update"])[] | {
+                create?: components["schemas"]["comments.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["comments.Update"][];
                 /** @description Related items of this item to detach. */
                 delete?: number[];
             } | null;
-            topics?: (number | (components["schemas"]["article_topics.Create"] | components["schemas"]["article_topics.Update"]))[] | {
-                create?: components["schemas"]["article_topics.Create"][];
+            topics?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["article_topics.Update"][];
                 /** @description Related items of this item to detach. */
@@ -529,15 +529,15 @@ export interface components {
             tags?: unknown;
             author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
             parent?: (number | null) | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
-            comments?: (number | (components["schemas"]["comments.Create"] | components["schemas"]["comments.Update"]))[] | {
-                create?: components["schemas"]["comments.Create"][];
+            comments?: (number | components["schemas"]["comments.Update"])[] | {
+                create?: components["schemas"]["comments.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["comments.Update"][];
                 /** @description Related items of this item to detach. */
                 delete?: number[];
             } | null;
-            topics?: (number | (components["schemas"]["article_topics.Create"] | components["schemas"]["article_topics.Update"]))[] | {
-                create?: components["schemas"]["article_topics.Create"][];
+            topics?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["article_topics.Update"][];
                 /** @description Related items of this item to detach. */
@@ -788,8 +788,8 @@ export interface components {
         "topics.Create": {
             id?: number;
             name: string;
-            articles?: (number | (components["schemas"]["article_topics.Create"] | components["schemas"]["article_topics.Update"]))[] | {
-                create?: components["schemas"]["article_topics.Create"][];
+            articles?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["article_topics.Update"][];
                 /** @description Related items of this item to detach. */
@@ -798,8 +798,8 @@ export interface components {
         };
         "topics.Update": {
             name?: string;
-            articles?: (number | (components["schemas"]["article_topics.Create"] | components["schemas"]["article_topics.Update"]))[] | {
-                create?: components["schemas"]["article_topics.Create"][];
+            articles?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
                 /** @description Each names its key. */
                 update?: components["schemas"]["article_topics.Update"][];
                 /** @description Related items of this item to detach. */

@@ -67,6 +67,13 @@ forEachDialect((ctx) => {
     })
     expect(comment.error).toBeUndefined()
     expect(comment.data?.data).toEqual({ article: { title: 'Commented' } })
+    // A child leaves out the foreign key its relation sets, even where the related create schema requires it.
+    const article = await client.POST('/items/articles', {
+      body: { title: 'With comments', comments: [{ body: 'First comment' }] },
+      params: { query: { fields: ['comments.body'] } },
+    })
+    expect(article.error).toBeUndefined()
+    expect(article.data?.data).toEqual({ comments: [{ body: 'First comment' }] })
   })
 
   it('answers errors in the typed envelope', async () => {
