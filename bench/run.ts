@@ -20,6 +20,8 @@ import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 import { handWritten } from './hand-written'
+import type { Knex } from 'knex'
+import { isServerProbe } from '../spec/support/server-probes'
 import type { LoadOrder, LoadReport } from './load'
 
 // The specs' databases and connection settings (PG_URL, MYSQL_URL), under a run name of their own so that a
@@ -165,6 +167,13 @@ interface Row {
   readonly hand: Side
   /** Bytes each side allocates per request (see allocatedPerRequest); null when every sample met a collection. */
   readonly allocated: { readonly router: number | null; readonly hand: number | null }
+  /** SQL statements one request of each side sends (see checkSameAnswer). */
+  readonly statements: Statements
+}
+
+interface Statements {
+  readonly router: number
+  readonly hand: number
 }
 
 const perSecond = (side: Side): number => side.requests / side.seconds
@@ -211,10 +220,26 @@ function comparable(body: unknown, compare: Pair['compare']): string {
 }
 
 /** Both answers, compared before any timing: a faster handler that answers something else proves nothing. */
-async function checkSameAnswer(base: string, pair: Pair): Promise<void> {
-  const router = comparable(await answer(`${base}/api${pair.router}`, pair), pair.compare)
-  const hand = comparable(await answer(`${base}/hand${pair.hand}`, pair), pair.compare)
-  if (router !== hand) throw new Error(`${pair.name}: the answers differ\nrouter: ${router.slice(0, 600)}\nhand:   ${hand.slice(0, 600)}`)
+/**
+ * Sends one request to each side, checks that they answer alike, and counts the SQL statements each sent (nothing
+ * else runs meanwhile; the router's one question about the server, asked once, is left out).
+ */
+async function checkSameAnswer(base: string, pair: Pair, knex: Knex): Promise<Statements> {
+  let statements = 0
+  const listener = (query: { sql: string }): void => {
+    if (!isServerProbe(query.sql)) statements += 1
+  }
+  knex.on('query', listener)
+  try {
+    const router = comparable(await answer(`${base}/api${pair.router}`, pair), pair.compare)
+    const routerStatements = statements
+    statements = 0
+    const hand = comparable(await answer(`${base}/hand${pair.hand}`, pair), pair.compare)
+    if (router !== hand) throw new Error(`${pair.name}: the answers differ\nrouter: ${router.slice(0, 600)}\nhand:   ${hand.slice(0, 600)}`)
+    return { router: routerStatements, hand: statements }
+  } finally {
+    knex.off('query', listener)
+  }
 }
 
 /** BENCH_PROFILE=dir: a CPU profile of each timed run (no start-up or seeding). */
@@ -323,12 +348,13 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   const rows: Row[] = []
+  const statements = new Map<Pair, Statements>()
   // Warm both sides before the heap's baseline: JIT, the router's caches, and the pool, which opens as many
   // connections as the timed runs' concurrency needs only under that concurrency (each a driver's buffers and
   // caches: on MySQL about 7 MiB for the pool, whatever the number of rounds). Reads only: warming the writes
   // under load would grow the tables that the reads are then timed on.
   for (const pair of PAIRS) {
-    await checkSameAnswer(base, pair)
+    statements.set(pair, await checkSameAnswer(base, pair, knex))
     if (pair.method !== 'GET') continue
     for (const url of [`${base}/api${pair.router}`, `${base}/hand${pair.hand}`]) {
       await load.run({ url, method: pair.method, ms: WARM_MS, concurrency: pair.concurrency ?? CONCURRENCY })
@@ -360,7 +386,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
       router: await allocatedPerRequest(load, `${base}/api${pair.router}`, pair),
       hand: await allocatedPerRequest(load, `${base}/hand${pair.hand}`, pair),
     }
-    rows.push({ ...timedRow, allocated })
+    rows.push({ ...timedRow, allocated, statements: statements.get(pair)! })
     console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(timedRow).toFixed(2)} (rounds ${roundRatios(timedRow)})`)
   }
   // The allocation samples' garbage is gone after a full collection; they keep nothing the timed runs did not.
@@ -376,8 +402,8 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const lines = [
     `### ${name}`,
     '',
-    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | rounds (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | rounds (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req | router statements | hand statements |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const ratio = cpuRatio(row)
       const failed = row.router.failed + row.hand.failed
@@ -395,6 +421,8 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
         median(row.hand.p50s).toFixed(2),
         kib(row.allocated.router),
         kib(row.allocated.hand),
+        String(row.statements.router),
+        String(row.statements.hand),
       ]
       return `| ${cells.join(' | ')} |`
     }),

@@ -57,9 +57,11 @@ export { defineCollection } from './item-types'
 export type {
   FieldInput,
   FieldValue,
+  CollectionsOf,
   GeoJsonGeometry,
   ItemInputOf,
   ItemOf,
+  ItemWriteOf,
   ItemOfCollection,
   ItemShape,
   ItemsRole,

@@ -78,6 +78,47 @@ export type ItemOf<F extends Fields> = string extends keyof F ? Item : { [K in V
 /** What a create or update payload may hold (hidden fields included: they are writable). */
 export type ItemInputOf<F extends Fields> = string extends keyof F ? Item : { [K in WritableNames<F>]?: InputValue<F[K]> | undefined }
 
+/** Definitions of several collections by name (`{ teams: typeof teams, ... }`), to type nested writes between them. */
+export type CollectionsOf = Readonly<Record<string, { readonly fields: Fields }>>
+
+/** The fields of the collection `Name` when `S` defines it. */
+type RelatedFields<S, Name> = Name extends keyof S ? (S[Name] extends { fields: infer R extends Fields } ? R : never) : never
+
+/** A related item in a write: typed by its definition when `S` has it (to any depth), else any object. */
+type NestedItem<S, Name> = [RelatedFields<S, Name>] extends [never] ? Record<string, unknown> : ItemWriteOf<RelatedFields<S, Name>, S>
+type NestedKey<S, Name> = [RelatedFields<S, Name>] extends [never] ? PrimaryKey : KeyOf<RelatedFields<S, Name>>
+
+/** A one-to-many value: the complete new list (keys and items), the detailed form, or null (no children). */
+type ToManyWrite<S, Name> =
+  | readonly (NestedKey<S, Name> | NestedItem<S, Name>)[]
+  | {
+      create?: readonly NestedItem<S, Name>[]
+      update?: readonly NestedItem<S, Name>[]
+      delete?: readonly NestedKey<S, Name>[]
+    }
+  | null
+
+type WriteValue<D, S> = D extends { type: 'o2m'; collection: infer C }
+  ? ToManyWrite<S, C>
+  : D extends { references: infer R }
+    ? InputValue<D> | NestedItem<S, R>
+    : InputValue<D>
+
+/** Fields a client may send in a write with nested values: the columns of `WritableNames`, and one-to-many aliases. */
+type WriteNames<F> = {
+  [K in keyof F]: F[K] extends { readonly: true } | { generated: true } | { onCreate: string } | { onUpdate: string } ? never : K
+}[keyof F] &
+  string
+
+/**
+ * What a create or update payload may hold, nested values included (see docs/guide/writes.md): a many-to-one
+ * also takes an object, a one-to-many a list of keys and objects or `{ create, update, delete }`. With the other
+ * collections' definitions (`S`), the related objects are typed too, to any depth; without, they are any object.
+ */
+export type ItemWriteOf<F extends Fields, S = Record<never, never>> = string extends keyof F
+  ? Item
+  : { [K in WriteNames<F>]?: WriteValue<F[K], S> | undefined }
+
 /** The primary key's value type. */
 export type KeyOf<F extends Fields> = string extends keyof F
   ? PrimaryKey

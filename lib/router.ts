@@ -166,6 +166,7 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
       config.logger,
       '/versions answers 404 and ?version= finds no version. Create it with createVersionsTable(knex) or pass createVersionsTable: true.',
     ),
+    { maxDepth: config.maxRelationalDepth },
   )
   const services: Services = {
     knex: config.knex,

@@ -31,7 +31,7 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   const version = parsed.version === null ? null : await versions.requested(collection, key, parsed.version)
   // The ETag stands for the item itself; a version's preview is another representation and has none.
   if (version === null && notModified(req, res, etag)) return
-  sendData(res, version ? await versions.shown(item, parsed.fields, version) : item)
+  sendData(res, version ? await versions.shown(item, key, parsed.fields, version) : item)
 }
 
 export const updateItem: ItemsHandler = async (req, res, scope) => {

@@ -32,7 +32,7 @@ async function listAtVersion(scope: ItemsScope, query: Query, key: string): Prom
     query.scope,
   )
   const items = await versions.shownAll(
-    keyed.map(({ key: itemKey, item }) => ({ item, version: saved.get(String(itemKey))! })),
+    keyed.map(({ key: itemKey, item }) => ({ item, key: itemKey, version: saved.get(String(itemKey))! })),
     query.fields,
   )
   return { items, meta: page.meta }

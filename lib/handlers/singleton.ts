@@ -28,7 +28,7 @@ export const readSingleton: ItemsHandler = async (req, res, { collection, reposi
   if (notModified(req, res, etag)) return
   const page = await repository.list(collection, { ...parsed, limit: 1, offset: 0, after: null })
   const item = page.items[0] ?? placeholder(parsed.fields)
-  sendData(res, version ? await versions.shown(item, parsed.fields, version) : item, page.meta)
+  sendData(res, version ? await versions.shown(item, key, parsed.fields, version) : item, page.meta)
 }
 
 /** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */

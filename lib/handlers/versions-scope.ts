@@ -17,13 +17,11 @@ import { resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
 
-/** The main item a version belongs to, read through the request's `fields`. */
-export interface MainItem {
+/** The main item a version belongs to, read through the request's `fields`; for a draft of a new item, none. */
+export type MainItem = {
   readonly collection: Collection
-  readonly item: PrimaryKey
   readonly fields: readonly FieldNode[]
-  readonly main: Item
-}
+} & ({ readonly item: PrimaryKey; readonly main: Item } | { readonly item: null; readonly main: null })
 
 export interface VersionsScope {
   readonly caller: ItemsContext
@@ -88,11 +86,15 @@ async function versionsScope(services: Services, req: Request): Promise<Versions
       for (const key of new Set(keys)) found.push(await manageable(versionId(key)))
       return found
     },
-    stored: async (id) => (await repository.readByKeys(versions.collection, [id], query(versions.collection).fields))[0] ?? null,
+    stored: async (id) => {
+      const [row] = await repository.readByKeys(versions.collection, [id], query(versions.collection).fields)
+      return row === undefined ? null : versions.answered(row)
+    },
     mainItem: async (version) => {
       const collection = versions.versionedCollection(version.collection)
       const item = versions.itemKey(collection, version)
       const { fields } = query(collection)
+      if (item === null) return { collection, fields, item, main: null }
       const [main] = await repository.readByKeys(collection, [item], fields)
       if (!main) throw new NotFoundError()
       return { collection, item, fields, main }

@@ -6,6 +6,10 @@ import { isPlainObject } from '../is-plain-object'
 import { sendData, sendNoContent } from './envelope'
 import { readBody } from './request'
 import type { VersionsHandler } from './versions-scope'
+import type { Db } from '../execute/db'
+import type { PrimaryKey } from '../types'
+import { blank } from '../versions/version-overlay'
+import { NO_ITEM_HASH } from '../versions/versions-service'
 
 export const listVersions: VersionsHandler = async (_req, res, { versions, schema, query, mayManage }) => {
   const managed: string[] = []
@@ -15,7 +19,11 @@ export const listVersions: VersionsHandler = async (_req, res, { versions, schem
   const scope = fieldIn(versions.fields.collection, managed)
   const parsed = query(versions.collection)
   const page = await versions.list({ ...parsed, scope, filter: both(scope, parsed.filter) })
-  sendData(res, page.items, page.meta)
+  sendData(
+    res,
+    page.items.map((row) => versions.answered(row)),
+    page.meta,
+  )
 }
 
 export const readVersion: VersionsHandler = async (_req, res, { version, stored }) => {
@@ -85,27 +93,38 @@ export const deleteVersion: VersionsHandler = async (_req, res, { versions, vers
 
 export const saveVersion: VersionsHandler = async (req, res, { versions, version, mainItem }) => {
   const saved = await versions.save((await version()).id, readBody(req))
-  const { main, fields } = await mainItem(saved)
-  sendData(res, await versions.overlay(main, fields, saved.delta))
+  const { main, item, fields } = await mainItem(saved)
+  // A draft of a new item shows over an item with nothing set.
+  sendData(res, await versions.overlay(main ?? blank(fields), item, fields, saved.delta))
 }
 
 export const compareVersion: VersionsHandler = async (_req, res, { versions, version, mainItem }) => {
   const found = await version()
   const { collection, item, main } = await mainItem(found)
-  const mainHash = await versions.mainHash(collection, item)
+  const mainHash = item === null ? NO_ITEM_HASH : await versions.mainHash(collection, item, undefined, found.delta)
   sendData(res, { outdated: found.hash !== mainHash, mainHash, current: found.delta ?? {}, main })
 }
 
 export const promoteVersion: VersionsHandler = async (req, res, { versions, version, writer }) => {
-  const { collection, item, changes, mainHash } = await versions.promotion((await version()).id, readBody(req))
+  const { id, collection, item, changes, mainHash, delta } = await versions.promotion((await version()).id, readBody(req))
+  if (item === null) {
+    // A draft of a new item: created through the collection's write path (a singleton's row saved), and the
+    // version then belongs to it. Its required fields and access rules are checked here, as for any create.
+    const { guard, adopt } = versions.newItemPromotion(id, mainHash)
+    const target = await writer(collection)
+    const options = { guard, written: (trx: Db, keys: readonly PrimaryKey[]) => adopt(trx, keys[0]!) }
+    const key = collection.singleton ? await target.saveSingleton(changes, options) : (await target.create([changes], false, options))[0]!
+    sendData(res, key)
+    return
+  }
   // Through the collection's own write path: its hooks, validation and events apply as to any update. The hash
   // is checked once the item's row is locked, so a concurrent promote or PATCH cannot slip in between, and checked
   // again after the write, which must have changed it.
   await (
     await writer(collection)
   ).update([{ keys: [item], data: changes }], {
-    guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx),
-    written: (trx) => versions.assertPromoted(collection, item, mainHash, trx),
+    guard: (trx) => versions.assertMainHash(collection, item, mainHash, trx, delta),
+    written: (trx) => versions.assertPromoted(collection, item, mainHash, trx, delta),
   })
   sendData(res, item)
 }

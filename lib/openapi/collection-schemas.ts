@@ -59,7 +59,62 @@ function payloadSchema(collection: Collection, action: PayloadAction): Json {
   }
   const schema = payloadJsonSchema(collection, action)
   const parts = schema.allOf as Json[] | undefined
-  return toOpenApiSchema(parts ? { ...schema, allOf: parts.map(strip) } : strip(schema)) as Json
+  const converted = toOpenApiSchema(parts ? { ...schema, allOf: parts.map(strip) } : strip(schema)) as Json
+  const convertedParts = converted.allOf as Json[] | undefined
+  // The generated part names the fields; a schema fragment beside it only narrows them.
+  return convertedParts
+    ? { ...converted, allOf: [withNestedValues(collection, convertedParts[0]!), ...convertedParts.slice(1)] }
+    : withNestedValues(collection, converted)
+}
+
+/** A many-to-one object: an item to create, or to update (and link) when it names its key. */
+const nestedItem = (related: Collection): Json => ({ anyOf: [ref(related, 'Create'), ref(related, 'Update')] })
+
+/**
+ * A one-to-many child object. The related create schema would require the foreign key the relation sets (and a
+ * child may not send), so children take the update schema; a created child's required fields are checked when
+ * it is written.
+ */
+const childItem = (related: Collection): Json => ({
+  ...ref(related, 'Update'),
+  description: `An item of "${related.name}" to create, or to update and attach when it names its key; without the foreign key, which the relation sets.`,
+})
+
+/** A one-to-many value: the complete new list (keys and objects), or the detailed `{ create, update, delete }`. */
+function toManyValue(related: Collection): Json {
+  const key = responseValue(related.primaryKey)
+  return {
+    anyOf: [
+      {
+        type: 'array',
+        items: { anyOf: [key, childItem(related)] },
+        description: 'The complete new set of related items: every other one is detached.',
+      },
+      {
+        type: 'object',
+        properties: {
+          create: { type: 'array', items: childItem(related) },
+          update: { type: 'array', items: childItem(related), description: 'Each names its key.' },
+          delete: { type: 'array', items: key, description: 'Related items of this item to detach.' },
+        },
+        additionalProperties: false,
+      },
+      NULL,
+    ],
+  }
+}
+
+/** The payload schema with its relations' nested values: a many-to-one also takes an object, a one-to-many its list. */
+function withNestedValues(collection: Collection, schema: Json): Json {
+  const properties = { ...(schema.properties as Json | undefined) }
+  for (const member of collection.members.values()) {
+    if (isHidden(member)) continue
+    if (member.kind === 'o2m') properties[member.name] = toManyValue(member.related)
+    else if (member.references && properties[member.name] !== undefined) {
+      properties[member.name] = { anyOf: [properties[member.name], nestedItem(member.references)] }
+    }
+  }
+  return { ...schema, properties }
 }
 
 /** Filter values may also be the variables `$NOW(...)`, `$CURRENT_USER(.field)` and `$CURRENT_ROLE`. */

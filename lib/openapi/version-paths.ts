@@ -24,7 +24,10 @@ export function versionPaths({ versions, collections }: OpenApiContext): Json {
       key: { ...KEY, not: { const: 'main' } },
       name: { anyOf: [{ type: 'string', maxLength: 255 }, { type: 'null' }] },
       collection: { type: 'string', enum: versioned.map((collection) => collection.name) },
-      item: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      item: {
+        anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }],
+        description: 'The key of the item; null for a draft of an item that does not exist yet.',
+      },
     },
   }
   return {

@@ -2,7 +2,7 @@
 // `?version=`, compared with and promoted to the main item through the normal update path.
 import { unstorableText } from '../schema/field-types'
 import { createHash } from 'node:crypto'
-import { InvalidPayloadError, ItemsError, NotFoundError } from '../errors'
+import { InvalidPayloadError, ItemsError, ItemsErrorList, NotFoundError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
 import type { FieldNode, Query } from '../query/query'
@@ -12,10 +12,21 @@ import type { ItemsRepository, Page } from '../repository/items-repository'
 import type { Collection, Field, Schema } from '../schema/collection'
 import type { Payload, PayloadValidator } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
+import { planItem, type Planning } from '../writes/plan-write'
+import { atPath } from '../writes/write-path'
+import type { ItemWrite } from '../writes/write-plan'
+import { VersionOverlay } from './version-overlay'
 
 /** The key that always means the item itself. */
 export const MAIN_VERSION = 'main'
 const MAX_KEY_LENGTH = 64
+/**
+ * The `item` a draft of an item that does not exist yet is stored with (the column is NOT NULL and part of the
+ * unique key, so a key is unique among a collection's new-item drafts too); answered as `null`.
+ */
+export const NEW_ITEM = ''
+/** The `mainHash` of a draft of a new item: there is no main item to digest. */
+export const NO_ITEM_HASH = createHash('sha256').update('null').digest('hex')
 const MAX_SAVE_ATTEMPTS = 5
 
 export interface Version {
@@ -39,6 +50,64 @@ export class VersionConflictError extends ItemsError {
 const scalarNodes = (collection: Collection): FieldNode[] =>
   collection.fields.filter((field) => !field.hidden).map((field) => ({ kind: 'field', output: field.name, field }))
 
+/** The objects a nested value holds for the related collection: an m2o object, a list's objects, `create` and `update`. */
+function nestedObjects(value: unknown): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.filter(isPlainObject)
+  if (!isPlainObject(value)) return []
+  const detailed = ['create', 'update', 'delete'].some((name) => Object.hasOwn(value, name))
+  if (!detailed) return [value]
+  return [value.create, value.update].flatMap((list) => (Array.isArray(list) ? list.filter(isPlainObject) : []))
+}
+
+/**
+ * What a version's hash reads of its item: every visible column, and each relation the delta writes into, as deep
+ * as it writes (the children's columns, and theirs). A promote of nested changes then changes the hash it consumes.
+ */
+function hashNodes(collection: Collection, deltas: readonly Readonly<Record<string, unknown>>[]): FieldNode[] {
+  const nodes = scalarNodes(collection)
+  for (const [name, member] of collection.members) {
+    const written = deltas.filter((delta) => Object.hasOwn(delta, name))
+    if (written.length === 0) continue
+    const objects = written.flatMap((delta) => nestedObjects(delta[name]))
+    if (member.kind === 'o2m') {
+      const { related } = member
+      nodes.push({
+        kind: 'o2m',
+        output: name,
+        relation: member,
+        related,
+        children: hashNodes(related, objects),
+        selection: {
+          filter: null,
+          search: null,
+          sort: [{ field: related.primaryKey, direction: 'asc', path: [] }],
+          limit: null,
+          offset: 0,
+        },
+      })
+    } else if (member.references !== undefined && !member.hidden && objects.length > 0) {
+      const index = nodes.findIndex((node) => node.output === name)
+      const node: FieldNode = {
+        kind: 'm2o',
+        output: name,
+        field: member,
+        related: member.references,
+        children: hashNodes(member.references, objects),
+        scope: null,
+      }
+      if (index === -1) nodes.push(node)
+      else nodes[index] = node
+    }
+  }
+  return nodes
+}
+
+/** Every item a plan writes below its root, for the checks a draft gets at save. */
+function nestedWrites(write: ItemWrite): ItemWrite[] {
+  const below = [...write.toOne.map((one) => one.item), ...write.toMany.flatMap((many) => many.items)]
+  return below.flatMap((item) => [item, ...nestedWrites(item)])
+}
+
 type VersionField = keyof Version
 
 /** The stored row of a version about to be created. */
@@ -56,9 +125,14 @@ export class VersionsService {
     private readonly validators: ReadonlyMap<Collection, PayloadValidator>,
     /** The versions table, created on first use or expected from the host's migrations. */
     readonly table: OwnTable,
+    /** How deep a saved nested value may reach (`maxRelationalDepth`), as for a write. */
+    private readonly planning: Planning,
   ) {
     this.fields = Object.fromEntries(collection.fields.map((field) => [field.name, field])) as Record<VersionField, Field>
+    this.overlays = new VersionOverlay(repository)
   }
+
+  private readonly overlays: VersionOverlay
 
   /** A collection that keeps versions; any other name is refused as the payload's mistake. */
   versionedCollection(name: unknown): Collection {
@@ -76,14 +150,14 @@ export class VersionsService {
   }
 
   /** The version of an item with this key; 404 when there is none (never the main item instead). */
-  async find(collection: Collection, item: PrimaryKey, key: string): Promise<Version> {
+  async find(collection: Collection, item: PrimaryKey | null, key: string): Promise<Version> {
     if (!(await this.table.available())) throw this.noVersion(key)
     const { fields } = this
     const id = await this.repository.firstKey(this.collection, {
       kind: 'and',
       children: [
         { kind: 'comparison', field: fields.collection, operator: '_eq', value: collection.name },
-        { kind: 'comparison', field: fields.item, operator: '_eq', value: String(item) },
+        { kind: 'comparison', field: fields.item, operator: '_eq', value: item === null ? NEW_ITEM : String(item) },
         { kind: 'comparison', field: fields.key, operator: '_eq', value: key },
       ],
     })
@@ -96,16 +170,29 @@ export class VersionsService {
     return this.repository.list(this.collection, query)
   }
 
-  /** A digest of the main item's visible fields: a promote must name the state it was reviewed against. */
-  async mainHash(collection: Collection, item: PrimaryKey, db?: Db): Promise<string> {
-    const [main] = await this.repository.readByKeys(collection, [item], scalarNodes(collection), null, db)
+  /**
+   * A digest of the main item's visible fields, and of the related items `delta` writes into (see hashNodes): a
+   * promote must name the state it was reviewed against.
+   */
+  async mainHash(
+    collection: Collection,
+    item: PrimaryKey,
+    db?: Db,
+    delta: Readonly<Record<string, unknown>> | null = null,
+  ): Promise<string> {
+    const [main] = await this.repository.readByKeys(collection, [item], hashNodes(collection, delta ? [delta] : []), null, db)
     if (!main) throw new NotFoundError(`Item "${item}" not found in "${collection.name}".`)
     return createHash('sha256').update(JSON.stringify(main)).digest('hex')
   }
 
-  /** The item key a version belongs to, read as the collection's key type. */
-  itemKey(collection: Collection, version: Version): PrimaryKey {
-    return parseBodyKey(collection, version.item)
+  /** The item key a version belongs to, read as the collection's key type; null for a draft of a new item. */
+  itemKey(collection: Collection, version: Version): PrimaryKey | null {
+    return version.item === NEW_ITEM ? null : parseBodyKey(collection, version.item)
+  }
+
+  /** A version row as the API answers it: a draft of a new item belongs to no item (`item: null`). */
+  answered(row: Item): Item {
+    return row.item === NEW_ITEM ? { ...row, item: null } : row
   }
 
   /** 404 for a version key on a collection without versions: decided from the schema, before any SQL. */
@@ -113,12 +200,22 @@ export class VersionsService {
     if (key !== null && key !== MAIN_VERSION && !collection.versioning) throw this.noVersion(key)
   }
 
-  /** The version `?version=` asks to show, or null for the item itself; a key with no version is a 404. */
+  /**
+   * The version `?version=` asks to show, or null for the item itself; a key with no version is a 404. A
+   * singleton's draft of its row before there was one is found too, with or without the row.
+   */
   async requested(collection: Collection, item: PrimaryKey | null, key: string | null): Promise<Version | null> {
     this.assertVersioned(collection, key)
     if (key === null || key === MAIN_VERSION) return null
-    if (item === null) throw this.noVersion(key)
-    return this.find(collection, item, key)
+    if (item === null && !collection.singleton) throw this.noVersion(key)
+    if (!collection.singleton) return this.find(collection, item!, key)
+    if (item !== null) {
+      const found = await this.find(collection, item, key).catch((error: unknown) =>
+        error instanceof NotFoundError ? null : Promise.reject(error),
+      )
+      if (found !== null) return found
+    }
+    return this.find(collection, null, key)
   }
 
   /** Every version of `collection` with this key, by item key: what a list read with `?version=` shows. */
@@ -145,18 +242,24 @@ export class VersionsService {
       version: null,
     })
     const versions = page.items as unknown as Version[]
-    return new Map(versions.map((version) => [version.item, { ...version, itemKey: this.itemKey(collection, version) }]))
+    // Drafts of new items are no items of the list.
+    return new Map(
+      versions.flatMap((version) => {
+        const itemKey = this.itemKey(collection, version)
+        return itemKey === null ? [] : [[version.item, { ...version, itemKey }] as const]
+      }),
+    )
   }
 
   /** The item as `version` shows it (see `overlay`), marked with the version's id as Directus marks it. */
-  async shown(item: Item, fields: readonly FieldNode[], version: Version): Promise<Item> {
-    return { ...(await this.overlay(item, fields, version.delta ?? {})), $meta: { version_id: version.id } }
+  async shown(item: Item, key: PrimaryKey | null, fields: readonly FieldNode[], version: Version): Promise<Item> {
+    return { ...(await this.overlay(item, key, fields, version.delta ?? {})), $meta: { version_id: version.id } }
   }
 
-  /** `shown` for a page of items: each related item a delta names is read in one statement per relation. */
-  async shownAll(entries: readonly { item: Item; version: Version }[], fields: readonly FieldNode[]): Promise<Item[]> {
-    const shown = await this.overlayAll(
-      entries.map(({ item, version }) => ({ item, delta: version.delta ?? {} })),
+  /** `shown` for a page of items: each related item a delta names is read in one statement per relation and level. */
+  async shownAll(entries: readonly { item: Item; key: PrimaryKey; version: Version }[], fields: readonly FieldNode[]): Promise<Item[]> {
+    const shown = await this.overlays.apply(
+      entries.map(({ item, key, version }) => ({ item, key, delta: version.delta ?? {} })),
       fields,
     )
     return shown.map((item, index) => ({ ...item, $meta: { version_id: entries[index]!.version.id } }))
@@ -198,15 +301,19 @@ export class VersionsService {
     if (extra.length > 0) throw new InvalidPayloadError(`Unknown version field "${extra[0]}"`)
     const collection = this.versionedCollection(body.collection)
     const key = this.checkKey(body.key)
-    const item = parseBodyKey(collection, body.item)
-    const hash = await this.mainHash(collection, item)
+    // `item: null`: a draft of an item that does not exist yet. Left out, it is a mistake, not a new item.
+    if (body.item === undefined) throw new InvalidPayloadError('"item" is required: the key of an item, or null for a draft of a new one')
+    const item = body.item === null ? null : parseBodyKey(collection, body.item)
+    if (item !== null && String(item) === NEW_ITEM)
+      throw new InvalidPayloadError('"item" must be the key of an item, or null for a new one')
+    const hash = item === null ? NO_ITEM_HASH : await this.mainHash(collection, item)
     await this.assertKeyFree(collection, item, key)
     const now = new Date().toISOString()
     return {
       key,
       name: this.checkName(body.name),
       collection: collection.name,
-      item: String(item),
+      item: item === null ? NEW_ITEM : String(item),
       hash,
       delta: null,
       date_created: now,
@@ -247,12 +354,12 @@ export class VersionsService {
   async save(id: number, body: unknown): Promise<Version> {
     let version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
-    const payload = this.validators.get(collection)!.validate('update', body)
-    // Retries race other saves of this version, not edits of the main item: one hash serves every attempt.
-    const hash = await this.mainHash(collection, this.itemKey(collection, version))
+    const saved = this.draftChanges(collection, body)
+    const item = this.itemKey(collection, version)
     for (let attempt = 1; ; attempt++) {
-      const delta: Record<string, unknown> = { ...(version.delta ?? {}) }
-      for (const [field, value] of payload) delta[field.name] = value
+      const delta: Record<string, unknown> = { ...(version.delta ?? {}), ...saved }
+      // The hash reads what the delta writes into, so it follows the delta as merged.
+      const hash = item === null ? NO_ITEM_HASH : await this.mainHash(collection, item, undefined, delta)
       const changes = this.payload({ delta, hash, date_updated: new Date().toISOString() })
       if (await this.repository.updateIf(this.collection, id, this.fields.delta, version.delta, changes)) return { ...version, delta, hash }
       version = await this.get(id)
@@ -270,7 +377,17 @@ export class VersionsService {
   async promotion(
     id: number,
     body: unknown,
-  ): Promise<{ collection: Collection; item: PrimaryKey; changes: Record<string, unknown>; mainHash: string }> {
+  ): Promise<{
+    /** The version's id. */
+    id: number
+    collection: Collection
+    /** null: a draft of a new item, which the promote creates. */
+    item: PrimaryKey | null
+    changes: Record<string, unknown>
+    mainHash: string
+    /** The whole delta: what the hash was computed over (see `mainHash`). */
+    delta: Record<string, unknown>
+  }> {
     if (!isPlainObject(body) || typeof body.mainHash !== 'string') throw new InvalidPayloadError('"mainHash" is required')
     const version = await this.get(id)
     const collection = this.versionedCollection(version.collection)
@@ -283,12 +400,22 @@ export class VersionsService {
       }
       changes = Object.fromEntries(Object.entries(delta).filter(([name]) => (body.fields as string[]).includes(name)))
     }
-    return { collection, item, changes, mainHash: body.mainHash }
+    return { id, collection, item, changes, mainHash: body.mainHash, delta }
   }
 
   /** 422 unless the main item, read in `db` (a transaction holding its row lock), still has this hash. */
-  async assertMainHash(collection: Collection, item: PrimaryKey, expected: string, db: Db): Promise<void> {
-    const current = await this.mainHash(collection, item, db)
+  async assertMainHash(
+    collection: Collection,
+    item: PrimaryKey,
+    expected: string,
+    db: Db,
+    delta: Readonly<Record<string, unknown>> | null,
+  ): Promise<void> {
+    const current = await this.mainHash(collection, item, db, delta)
+    this.assertHash(expected, current)
+  }
+
+  private assertHash(expected: string, current: string): void {
     if (expected !== current) {
       throw new VersionConflictError('The main item changed since this version was compared; compare again before promoting.', {
         mainHash: current,
@@ -301,43 +428,48 @@ export class VersionsService {
    * A promote must change the hash it consumes: one that changed nothing would leave that hash valid, and a second
    * promote named by it would succeed too. So of concurrent promotes with one `mainHash`, exactly one wins.
    */
-  async assertPromoted(collection: Collection, item: PrimaryKey, consumed: string, db: Db): Promise<void> {
-    if ((await this.mainHash(collection, item, db)) === consumed) {
+  async assertPromoted(
+    collection: Collection,
+    item: PrimaryKey,
+    consumed: string,
+    db: Db,
+    delta: Readonly<Record<string, unknown>> | null,
+  ): Promise<void> {
+    if ((await this.mainHash(collection, item, db, delta)) === consumed) {
       throw new VersionConflictError('Promoting this version would not change the main item.', { mainHash: consumed })
     }
   }
 
-  /**
-   * The main item as the version shows it: the delta's values replace the fields `fields` reads, and a
-   * many-to-one the delta changes is read again from its new key, shaped by the same sub-fields.
-   */
-  async overlay(item: Item, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
+  /** The main item as the version shows it (see version-overlay.ts). */
+  async overlay(item: Item, key: PrimaryKey | null, fields: readonly FieldNode[], delta: Record<string, unknown> | null): Promise<Item> {
     if (!delta) return item
-    return (await this.overlayAll([{ item, delta }], fields))[0]!
+    return (await this.overlays.apply([{ item, key, delta }], fields))[0]!
   }
 
-  private async overlayAll(
-    entries: readonly { item: Item; delta: Record<string, unknown> }[],
-    fields: readonly FieldNode[],
-  ): Promise<Item[]> {
-    const shown = entries.map(({ item }): Item => ({ ...item }))
-    for (const node of fields) {
-      if (node.kind !== 'field' && node.kind !== 'm2o') continue
-      const name = node.field.name
-      const changed = entries.flatMap(({ delta }, index) => (Object.hasOwn(delta, name) ? [index] : []))
-      if (node.kind === 'field') {
-        for (const index of changed) shown[index]![node.output] = entries[index]!.delta[name]
-        continue
-      }
-      const references = changed.map((index) => entries[index]!.delta[name]).filter((value) => value != null) as PrimaryKey[]
-      const related = references.length === 0 ? [] : await this.repository.readKeyed(node.related, references, node.children, node.scope)
-      const byKey = new Map(related.map(({ key, item }) => [String(key), item]))
-      for (const index of changed) {
-        const value = entries[index]!.delta[name]
-        shown[index]![node.output] = value == null ? null : (byKey.get(String(value)) ?? null)
+  /**
+   * The changes a save merges into a delta. Each value is checked as an update of its collection would check it
+   * (unknown fields, types, nested shapes and depth, every error at its path); what only a whole write can tell
+   * (required fields of a created item, keys that name nothing, access rules) is checked when it is promoted.
+   */
+  private draftChanges(collection: Collection, body: unknown): Record<string, unknown> {
+    if (!isPlainObject(body)) throw new InvalidPayloadError('The body must be a JSON object')
+    const plan = planItem(collection, body, null, this.planning)
+    const own = this.validators.get(collection)!.validate('update', plan.data)
+    const errors: unknown[] = []
+    for (const write of nestedWrites(plan)) {
+      try {
+        this.validators.get(write.collection)!.validate('update', write.data)
+      } catch (error) {
+        errors.push(atPath(error, write))
       }
     }
-    return shown
+    if (errors.length > 0) {
+      throw new ItemsErrorList(errors.flatMap((error) => (error instanceof ItemsErrorList ? error.errors : [error as ItemsError])))
+    }
+    const changes: Record<string, unknown> = {}
+    for (const name of Object.keys(body)) if (!Object.hasOwn(plan.data, name)) changes[name] = body[name]
+    for (const [field, value] of own) changes[field.name] = value
+    return changes
   }
 
   /** A write to the versions table, in a bare transaction: the table has no hooks to receive it. */
@@ -365,7 +497,34 @@ export class VersionsService {
     return value
   }
 
-  private async assertKeyFree(collection: Collection, item: PrimaryKey, key: string): Promise<void> {
+  /**
+   * The promote of a draft of a new item, in the transaction that creates it: the version's row is locked and must
+   * still be a draft of a new item (`expected` being NO_ITEM_HASH); once the item is written (`adopt`), the version
+   * belongs to it. Of concurrent promotes of one draft, one creates the item; the others find it adopted: 422.
+   */
+  newItemPromotion(id: number, expected: string): { guard: (db: Db) => Promise<void>; adopt: (db: Db, key: PrimaryKey) => Promise<void> } {
+    return {
+      guard: async (db) => {
+        await this.repository.lockKeys(db, this.collection, [id])
+        const [row] = await this.repository.readByKeys(
+          this.collection,
+          [id],
+          [{ kind: 'field', output: 'item', field: this.fields.item }],
+          null,
+          db,
+        )
+        if (row?.item !== NEW_ITEM) throw new VersionConflictError('This draft was promoted already; its item exists now.')
+        this.assertHash(expected, NO_ITEM_HASH)
+      },
+      adopt: async (db, key) => {
+        await this.repository.update(db, this.collection, [
+          { keys: [id], payload: this.payload({ item: String(key), date_updated: new Date().toISOString() }) },
+        ])
+      },
+    }
+  }
+
+  private async assertKeyFree(collection: Collection, item: PrimaryKey | null, key: string): Promise<void> {
     const taken = await this.find(collection, item, key).then(
       () => true,
       (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),

@@ -36,7 +36,8 @@ export function versionsCollection(table: string): CollectionDefinition {
       key: { type: 'string', nullable: false, maxLength: 64 },
       name: { type: 'string', maxLength: 255 },
       collection: { type: 'string', nullable: false, maxLength: 64 },
-      item: { type: 'string', nullable: false, maxLength: 255 },
+      // Answered as null for a draft of a new item (stored as NEW_ITEM, see versions-service.ts).
+      item: { type: 'string', maxLength: 255 },
       hash: { type: 'string', maxLength: 64 },
       delta: { type: 'json' },
       date_created: { type: 'timestamp' },

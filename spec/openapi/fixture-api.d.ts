@@ -375,11 +375,25 @@ export interface components {
             name: string;
             email?: string | null;
             bio?: string | null;
+            articles?: (number | components["schemas"]["articles.Update"])[] | {
+                create?: components["schemas"]["articles.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["articles.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         "authors.Update": {
             name?: string;
             email?: string | null;
             bio?: string | null;
+            articles?: (number | components["schemas"]["articles.Update"])[] | {
+                create?: components["schemas"]["articles.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["articles.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         /** @description The `?filter` grammar: field → operator → value, nested `_and` / `_or`, many-to-one paths and `_some` / `_none` on one-to-many relations, and field functions as keys (`year(published_at)`, `count(comments)`). In a URL, bracket form (`filter[status][_eq]=published`) or a JSON string. */
         "authors.Filter": {
@@ -490,8 +504,22 @@ export interface components {
             rating?: number | null;
             published_at?: string | null;
             tags?: unknown;
-            author?: number | null;
-            parent?: number | null;
+            author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
+            parent?: (number | null) | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            comments?: (number | components["schemas"]["comments.Update"])[] | {
+                create?: components["schemas"]["comments.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["comments.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
+            topics?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["article_topics.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         "articles.Update": {
             title?: string;
@@ -499,8 +527,22 @@ export interface components {
             rating?: number | null;
             published_at?: string | null;
             tags?: unknown;
-            author?: number | null;
-            parent?: number | null;
+            author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
+            parent?: (number | null) | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            comments?: (number | components["schemas"]["comments.Update"])[] | {
+                create?: components["schemas"]["comments.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["comments.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
+            topics?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["article_topics.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         /** @description The `?filter` grammar: field → operator → value, nested `_and` / `_or`, many-to-one paths and `_some` / `_none` on one-to-many relations, and field functions as keys (`year(published_at)`, `count(comments)`). In a URL, bracket form (`filter[status][_eq]=published`) or a JSON string. */
         "articles.Filter": {
@@ -643,14 +685,14 @@ export interface components {
         };
         "comments.Create": {
             id?: number;
-            article: number;
-            author?: number | null;
+            article: number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
             body?: string | null;
             votes?: number | null;
         };
         "comments.Update": {
-            article?: number;
-            author?: number | null;
+            article?: number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            author?: (number | null) | (components["schemas"]["authors.Create"] | components["schemas"]["authors.Update"]);
             body?: string | null;
             votes?: number | null;
         };
@@ -746,9 +788,23 @@ export interface components {
         "topics.Create": {
             id?: number;
             name: string;
+            articles?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["article_topics.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         "topics.Update": {
             name?: string;
+            articles?: (number | components["schemas"]["article_topics.Update"])[] | {
+                create?: components["schemas"]["article_topics.Update"][];
+                /** @description Each names its key. */
+                update?: components["schemas"]["article_topics.Update"][];
+                /** @description Related items of this item to detach. */
+                delete?: number[];
+            } | null;
         };
         /** @description The `?filter` grammar: field → operator → value, nested `_and` / `_or`, many-to-one paths and `_some` / `_none` on one-to-many relations, and field functions as keys (`year(published_at)`, `count(comments)`). In a URL, bracket form (`filter[status][_eq]=published`) or a JSON string. */
         "topics.Filter": {
@@ -803,12 +859,12 @@ export interface components {
         };
         "article_topics.Create": {
             id?: number;
-            article: number;
-            topic: number;
+            article: number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            topic: number | (components["schemas"]["topics.Create"] | components["schemas"]["topics.Update"]);
         };
         "article_topics.Update": {
-            article?: number;
-            topic?: number;
+            article?: number | (components["schemas"]["articles.Create"] | components["schemas"]["articles.Update"]);
+            topic?: number | (components["schemas"]["topics.Create"] | components["schemas"]["topics.Update"]);
         };
         /** @description The `?filter` grammar: field → operator → value, nested `_and` / `_or`, many-to-one paths and `_some` / `_none` on one-to-many relations, and field functions as keys (`year(published_at)`, `count(comments)`). In a URL, bracket form (`filter[status][_eq]=published`) or a JSON string. */
         "article_topics.Filter": {
@@ -1195,7 +1251,7 @@ export interface components {
             key?: string;
             name?: string | null;
             collection?: string;
-            item?: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown | null;
             date_created?: string | null;
@@ -1206,7 +1262,7 @@ export interface components {
             key: string;
             name?: string | null;
             collection: string;
-            item: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown;
             date_created?: string | null;
@@ -1216,7 +1272,7 @@ export interface components {
             key?: string;
             name?: string | null;
             collection?: string;
-            item?: string;
+            item?: string | null;
             hash?: string | null;
             delta?: unknown;
             date_created?: string | null;
@@ -3881,13 +3937,15 @@ export interface operations {
                     name?: string | null;
                     /** @enum {string} */
                     collection: "articles" | "settings";
-                    item: string | number;
+                    /** @description The key of the item; null for a draft of an item that does not exist yet. */
+                    item: string | number | null;
                 } | {
                     key: string;
                     name?: string | null;
                     /** @enum {string} */
                     collection: "articles" | "settings";
-                    item: string | number;
+                    /** @description The key of the item; null for a draft of an item that does not exist yet. */
+                    item: string | number | null;
                 }[];
             };
         };

@@ -76,6 +76,28 @@ describe('OpenAPI document', () => {
     expect(sampleItem.big).toMatchObject({ anyOf: [expect.objectContaining({ type: 'string' }), { type: 'null' }] })
   })
 
+  it('describes nested values in payloads: a many-to-one object, a one-to-many list or its detailed form', () => {
+    const all = schemas(document)
+    const create = all['comments.Create']!.properties as Record<string, { anyOf: unknown[] }>
+    expect(create.article!.anyOf).toContainEqual({
+      anyOf: [{ $ref: '#/components/schemas/articles.Create' }, { $ref: '#/components/schemas/articles.Update' }],
+    })
+    const update = all['articles.Update']!.properties as Record<string, { anyOf: Record<string, unknown>[] }>
+    const [list, detailed, none] = update.comments!.anyOf
+    expect(list).toMatchObject({ type: 'array', items: { anyOf: [{ type: 'integer' }, expect.any(Object)] } })
+    expect(detailed).toMatchObject({
+      type: 'object',
+      properties: {
+        // A child's create schema would require the foreign key the relation sets: children take the update schema.
+        create: { type: 'array', items: { $ref: '#/components/schemas/comments.Update' } },
+        update: { type: 'array', items: { $ref: '#/components/schemas/comments.Update' } },
+        delete: { type: 'array', items: { type: 'integer' } },
+      },
+      additionalProperties: false,
+    })
+    expect(none).toEqual({ type: 'null' })
+  })
+
   it('lists the error codes of errors.ts, each under its status', () => {
     const errors = schemas(document).Errors as { properties: { errors: { items: { properties: { extensions: unknown } } } } }
     expect(errors.properties.errors.items.properties.extensions).toMatchObject({

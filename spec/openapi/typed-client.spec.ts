@@ -48,6 +48,34 @@ forEachDialect((ctx) => {
     expect(read.data?.data).toEqual({ name: 'Grace' })
   })
 
+  it('sends nested payloads the generated types describe: a one-to-many list or its detailed form, a many-to-one object', async () => {
+    const created = await client.POST('/items/authors', {
+      body: { name: 'Nested', email: 'nested.typed@example.org', articles: [{ title: 'First nested' }] },
+      params: { query: { fields: ['id', 'articles.title'] } },
+    })
+    expect(created.error).toBeUndefined()
+    const author = created.data!.data as { id: number; articles: { title: string }[] }
+    expect(author.articles).toEqual([{ title: 'First nested' }])
+    const updated = await client.PATCH('/items/authors/{id}', {
+      params: { path: { id: author.id }, query: { fields: ['articles.title'] } },
+      body: { articles: { create: [{ title: 'Second nested' }], update: [], delete: [] } },
+    })
+    expect(updated.data?.data).toEqual({ articles: [{ title: 'First nested' }, { title: 'Second nested' }] })
+    const comment = await client.POST('/items/comments', {
+      body: { body: 'On a new article', article: { title: 'Commented' } },
+      params: { query: { fields: ['article.title'] } },
+    })
+    expect(comment.error).toBeUndefined()
+    expect(comment.data?.data).toEqual({ article: { title: 'Commented' } })
+    // A child leaves out the foreign key its relation sets, even where the related create schema requires it.
+    const article = await client.POST('/items/articles', {
+      body: { title: 'With comments', comments: [{ body: 'First comment' }] },
+      params: { query: { fields: ['comments.body'] } },
+    })
+    expect(article.error).toBeUndefined()
+    expect(article.data?.data).toEqual({ comments: [{ body: 'First comment' }] })
+  })
+
   it('answers errors in the typed envelope', async () => {
     // @ts-expect-error: the generated types know `name` is required, so the payload does not compile.
     const { error, response } = await client.POST('/items/authors', { body: { email: 'x@example.com' } })

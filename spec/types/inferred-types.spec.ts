@@ -12,6 +12,7 @@ import {
   type ItemsEvent,
   type ItemOf,
   type ItemOfCollection,
+  type ItemWriteOf,
   type PrimaryKey,
 } from '../../lib'
 
@@ -129,3 +130,46 @@ describe('inferred item types', () => {
     return knex.destroy()
   })
 })
+
+// Writes with nested values: typed through the other collections' definitions, to any depth.
+export const teams = defineCollection({
+  fields: {
+    id: { type: 'integer', primaryKey: true, autoIncrement: true },
+    name: { type: 'string', nullable: false },
+    players: { type: 'o2m', collection: 'players', foreignKey: 'team' },
+  },
+})
+export const players = defineCollection({
+  fields: {
+    id: { type: 'integer', primaryKey: true, autoIncrement: true },
+    name: { type: 'string', nullable: false },
+    team: { type: 'integer', references: 'teams' },
+  },
+})
+type League = { teams: typeof teams; players: typeof players }
+type TeamWrite = ItemWriteOf<typeof teams.fields, League>
+type PlayerWrite = ItemWriteOf<typeof players.fields, League>
+
+export const nestedWrites: (TeamWrite | PlayerWrite)[] = [
+  { name: 'Red', players: [1, { name: 'Ann' }, { id: 2, name: 'Bob' }] },
+  { players: { create: [{ name: 'Cid' }], update: [{ id: 2, name: 'Bob!' }], delete: [3] } },
+  { players: null },
+  { name: 'Dee', team: { name: 'Blue', players: [{ name: 'Eve', team: null }] } },
+  { team: 2 },
+]
+// @ts-expect-error: a nested player has no field "nosuch"
+export const unknownNestedField: TeamWrite = { players: [{ nosuch: 1 }] }
+// @ts-expect-error: a player's key is a number
+export const wrongNestedKey: TeamWrite = { players: ['one'] }
+// @ts-expect-error: the detailed form has only create, update and delete
+export const wrongDetailed: TeamWrite = { players: { attach: [1] } }
+// @ts-expect-error: a nested team's name is a string, at any depth
+export const wrongDeepType: PlayerWrite = { team: { players: [{ team: { name: 5 } }] } }
+// Without the other definitions, a related object is any object.
+export const untyped: ItemWriteOf<typeof players.fields> = { team: { anything: 1 } }
+expectTypeOf<ItemWriteOf<typeof teams.fields>['players']>().toEqualTypeOf<
+  | readonly (PrimaryKey | Record<string, unknown>)[]
+  | { create?: readonly Record<string, unknown>[]; update?: readonly Record<string, unknown>[]; delete?: readonly PrimaryKey[] }
+  | null
+  | undefined
+>()
