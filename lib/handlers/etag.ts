@@ -9,7 +9,7 @@ import type { SchemaView } from '../query/schema-view'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
-import type { ItemsScope } from './items-scope'
+import type { ItemsRequest } from './items-request'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
 import { extended } from '../extended'
 
@@ -68,7 +68,7 @@ export async function etagOf(
  * once their rows are locked (see `withIfMatch`). One statement per chunk of keys.
  */
 export const currentEtags =
-  ({ repository, access, collection }: Pick<ItemsScope, 'repository' | 'access' | 'collection'>) =>
+  ({ repository, access, collection }: Pick<ItemsRequest, 'repository' | 'access' | 'collection'>) =>
   async (trx: Db, keys: readonly PrimaryKey[]): Promise<string[]> => {
     const { view } = access
     const items = await repository.readByKeys(collection, keys, taggedFields(view, collection), view.scope(collection), trx)

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events'
 import { ConfigError, ItemsError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { currentRequest } from '../request-scope'
+import { currentRequest } from '../request-state'
 import type { Collection, Schema } from '../schema/collection'
 import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
 import { extended } from '../extended'
