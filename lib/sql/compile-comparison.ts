@@ -94,7 +94,7 @@ const VALUE: Readonly<Record<ValueOperator, (target: ComparisonTarget, value: Va
 
 /**
  * An empty `_in` matches nothing and an empty `_nin` everything. A list of one is `=` / `<>`, as every key list
- * of a one-item read is: SQLite runs `IN (?)` slower than `= ?` (comment keys of one article: 66 against 57 µs).
+ * of a one-item read is: SQLite runs `IN (?)` slower than `= ?` (the bench's `one item with o2m keys` row).
  */
 const LIST: Readonly<Record<ListOperator, (target: ComparisonTarget, values: readonly Value[]) => SqlFragment>> = {
   _in: (target, values) => {
