@@ -11,7 +11,6 @@ import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
 import type { ItemsRequest } from './items-request'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
-import { extended } from '../extended'
 
 /**
  * Output names of the fields a tag digests when they ride along in another read: no query can name them, as a
@@ -146,7 +145,7 @@ export function withIfMatch(
     if (current.length < keys.length || !current.every((etag) => etagMatches(header, etag))) throw new PreconditionFailedError()
     await options.guard?.(trx, keys)
   }
-  return extended(options, { guard })
+  return { ...options, guard }
 }
 
 /** Sets the ETag of a one-item read; answers 304 with no body, and true, when `If-None-Match` names it. */

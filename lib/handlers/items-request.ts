@@ -20,7 +20,6 @@ import { idempotent, type Answer } from './idempotent'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
-import { extended } from '../extended'
 
 export interface ItemsRequest {
   readonly collection: Collection
@@ -76,7 +75,7 @@ async function itemsRequest(services: Services, req: Request): Promise<ItemsRequ
   const resolved = CallerAccess.forCaller(services.access, collection, resolveCaller(services.context, req))
   const access = resolved instanceof CallerAccess ? resolved : await resolved
   // Made when something is parsed: a request whose query was parsed before needs none of it.
-  const parser = (): ParserOptions => extended(services.parser, { schema: access.view, variables: access.variables })
+  const parser = (): ParserOptions => ({ ...services.parser, schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.url, services.queryString)

@@ -9,7 +9,6 @@ import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
 import { exportItems } from './export-items'
 import type { ItemsHandler, ItemsRequest } from './items-request'
-import { extended } from '../extended'
 
 /**
  * Filter, search, sort and pagination select among the main items that have the version; each item of the page
@@ -42,7 +41,7 @@ async function listAtVersion(request: ItemsRequest, query: Query, key: string): 
 function metaOf(request: ItemsRequest, query: Query, page: Page): object | undefined {
   if (!query.meta.nextCursor) return page.meta
   const last = page.last ?? null
-  return extended(page.meta ?? {}, { next_cursor: last === null ? null : request.cursorAfter(query, last) })
+  return { ...(page.meta ?? {}), next_cursor: last === null ? null : request.cursorAfter(query, last) }
 }
 
 export const listItems: ItemsHandler = async (_req, res, request) => {

@@ -9,7 +9,6 @@ import { isNetworkError } from '../network-faults'
 import { lockNumber, lockRowsForUpdate } from '../row-locks'
 import { dateText, numberText } from '../driver-values'
 import { likePattern } from '../like-pattern'
-import { extended } from '../../extended'
 
 const PARTS: Readonly<Record<DatePart, string>> = {
   year: 'YEAR',
@@ -109,12 +108,12 @@ const namedStatements: StatementReuse = {
     }
     if (name === undefined || query.options?.name !== undefined) return knexRun(query)
     const options = query.options ?? {}
-    query.options = extended(options, { name })
+    query.options = { ...options, name }
     return knexRun(query).catch((error: DriverError) => {
       if (!isStalePlan(error)) throw error
       const renamed = `${statementName(query.sql)}_${++preparedAgain}`
       kept.keep(query.sql, renamed)
-      query.options = extended(options, { name: renamed })
+      query.options = { ...options, name: renamed }
       // The server refused the statement before running it, so running it again writes nothing twice. In a
       // transaction the refusal has aborted it, so this attempt fails as well and the refusal goes up: a
       // conflict, on which the router runs the whole transaction again (retry-transaction.ts), now renamed.

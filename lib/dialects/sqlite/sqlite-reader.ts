@@ -9,7 +9,6 @@ import knexFactory, { type Knex } from 'knex'
 import { ConfigError } from '../../errors'
 import { currentRequest } from '../../request-state'
 import type { ReaderError, ReaderReply, ReaderRequest, ReaderThreadData } from './sqlite-reader-protocol'
-import { extended } from '../../extended'
 
 /** Options of `sqliteReader`. */
 export interface SqliteReaderOptions {
@@ -101,7 +100,7 @@ class ReaderThread {
     this.worker.ref()
     return new Promise((resolveRun, rejectRun) => {
       this.waiting = { resolve: resolveRun, reject: rejectRun }
-      this.worker.postMessage(extended(request, { id: (this.nextId += 1) }))
+      this.worker.postMessage({ ...request, id: (this.nextId += 1) })
     })
   }
 
