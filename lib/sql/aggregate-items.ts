@@ -5,7 +5,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
 import type { Dialect, SqlFragment } from '../dialects'
-import { columnValue, fromStorage } from './storage'
+import { columnValue, fromStorage } from '../dialects/storage'
 
 /**
  * Each function over the column placeholder `??`. Averages are taken over doubles (MySQL would answer a

@@ -1,7 +1,7 @@
 // Converts canonical API values to bound parameters, and selects columns so they read back canonically.
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
-import type { Dialect, SqlFragment } from '../dialects'
+import type { Dialect, SqlFragment } from './dialect'
 
 /**
  * A canonical value as bound in a comparison with `columnValue(field)`: the form the router writes by default,
