@@ -13,8 +13,8 @@ interface Entry<V> {
  * With `evicts`, the least recently used entry makes room for a new one; without, a full map keeps nothing new.
  * The order of use is a list of linked entries, so a read moves its entry by relinking two neighbours. Moving
  * it in a Map instead (delete, then set again) costs far more than it looks: V8 leaves a hole per delete and
- * compacts the whole table when they pile up, so a hit would cost more the larger the map. Every request hits
- * these maps (the bench's `list 25, filter + sort + author.name` row).
+ * compacts the whole table when they pile up, so a hit would cost more as the map grows; relinked, it costs the
+ * same at any size (bench row "list 25, a new URL each request" runs the caches full).
  */
 export class LruMap<V extends NonNullable<unknown> | null> {
   private readonly entries = new Map<string, Entry<V>>()

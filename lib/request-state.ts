@@ -57,10 +57,10 @@ class State implements RequestState {
 }
 
 /**
- * A value each request's state may carry for one part of the router (its statement guard, its statement reuse),
- * stored on the state itself. A WeakMap keyed by the state would do the same, but every request adds an entry
+ * A value each request's scope may carry for one part of the router (its statement guard, its statement reuse),
+ * stored on the scope itself. A WeakMap keyed by the scope would do the same, but every request adds an entry
  * whose key dies young, and V8 pays for such entries in each garbage collection, where properties cost nothing
- * measurable (`npm run bench:ab` on any list row).
+ * measurable (bench: the KiB/req and CPU columns of every row).
  */
 export class StateSlot<T> {
   private readonly key: symbol

@@ -1,6 +1,7 @@
 // Runs the router's own statements past knex's Raw and Runner: a kept plan's SQL (statement-templates.ts) and its
-// one-statement writes (`runBuilder`). Through them a statement costs its driver call plus a sizeable share of a
-// small read's CPU (the bench's `list 25` and `update one` rows, `npm run bench:ab`): a Raw to hold it, its text scanned again for placeholders, an id, a runner, the `start`
+// one-statement writes (`runBuilder`). Through them a statement costs a measurable share of a small read (bench
+// rows "one item with o2m keys", "create one") beyond its driver call: a Raw to hold it, its text scanned again
+// for placeholders, an id, a runner, the `start`
 // listeners (statement-guard.ts sets a timeout and a listener on each statement), the timeout's race and a dozen
 // promises. Such a statement's text is final and its values are bound, so it needs only knex's client: a
 // connection from the pool, `client.query` (knex's `query` and `query-error` events, the driver call and with it

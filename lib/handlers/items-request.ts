@@ -29,7 +29,7 @@ export interface ItemsRequest {
   readonly access: CallerAccess
   /**
    * The caller's writes to the collection, with access rules, hooks and events; made on first use, as a read never
-   * writes. A method, so that the object made for each request is a plain literal without a getter.
+   * writes.
    */
   writer(): ItemsWriter
   /**

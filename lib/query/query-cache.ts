@@ -58,8 +58,8 @@ export class ParsedQueries {
    * The query kept under `key`, else what `parse` gives. Handlers must not change it. A query is kept when its key
    * comes a second time: traffic of one-off query strings (a value new to every request) would otherwise evict
    * the queries that do repeat, and keep each of its own parses alive for hundreds of requests, long enough to
-   * reach the old generation of the heap, whose collections cost every request (the bench's `list 25, a new URL
-   * each request` row against `list 25, filter + sort + author.name`).
+   * reach the old generation of the heap, whose collections cost every request (bench row "list 25, a new URL
+   * each request" against "list 25, filter + sort + author.name").
    */
   async parse(key: string | null, parse: () => Promise<Query>): Promise<Query> {
     if (key === null) return parse()

@@ -64,9 +64,9 @@ type Plain = Record<string, unknown>
 /**
  * What qs gives for the usual query string, read in one pass: every key plain names in brackets (see PLAIN_KEY),
  * each key once, none both a value and a parent. Anything else answers null, for qs to read: lists (`fields[]`,
- * `_and[0]`), repeated keys, limits reached. qs is general, and a request runs it cold, several times slower than
- * in a loop (the bench's `list 25, a new URL each request` row). spec/query/query-string.spec.ts holds this to
- * qs's answers.
+ * `_and[0]`), repeated keys, limits reached. qs is general, and a request runs it cold, at several times its cost
+ * in a loop (bench row "list 25, a new URL each request"). spec/query/query-string.spec.ts holds this to qs's
+ * answers.
  */
 export function readPlainQueryString(text: string, limits: QueryStringLimits): RawQuery | null {
   // As qs, brackets escaped anywhere count as brackets.

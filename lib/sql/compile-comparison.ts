@@ -94,7 +94,7 @@ const VALUE: Readonly<Record<ValueOperator, (target: ComparisonTarget, value: Va
 
 /**
  * An empty `_in` matches nothing and an empty `_nin` everything. A list of one is `=` / `<>`, as every key list
- * of a one-item read is: SQLite runs `IN (?)` slower than `= ?` (the bench's `one item with o2m keys` row).
+ * of a one-item read is: SQLite runs `IN (?)` slower than `= ?` (bench row "one item with o2m keys").
  */
 const LIST: Readonly<Record<ListOperator, (target: ComparisonTarget, values: readonly Value[]) => SqlFragment>> = {
   _in: (target, values) => {

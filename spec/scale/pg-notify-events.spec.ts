@@ -1,5 +1,6 @@
 // examples/pg-notify-events.ts on PostgreSQL: one router's writes reach a listener on another connection, as
 // they would reach another process; events too large for one NOTIFY arrive as keys, split under the limit.
+import { randomUUID } from 'node:crypto'
 import type { Express } from 'express'
 import express from 'express'
 import knexFactory, { type Knex } from 'knex'
@@ -11,7 +12,8 @@ import { recordingLogger } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
 
-const CHANNEL = 'items_events_spec'
+// One channel per run: other runs on this machine notify on the same server.
+const CHANNEL = `items_events_spec_${randomUUID().replace(/-/g, '')}`
 
 forEachDialect((ctx) => {
   if (ctx.name !== 'postgres') {

@@ -86,8 +86,11 @@ export class TestClient {
     this.socket.send(typeof message === 'string' ? message : JSON.stringify(message))
   }
 
-  /** The next frame not taken yet that matches `match` (every frame by default); frames before it are skipped. */
-  async next(match: (frame: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
+  /**
+   * The next frame not taken yet that matches `match` (every frame by default); frames before it are skipped.
+   * The wait is generous because a loaded CI machine is slow; a frame that never comes still fails the spec.
+   */
+  async next(match: (frame: Frame) => boolean = () => true, timeoutMs = 10_000): Promise<Frame> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       while (this.taken < this.frames.length) {
@@ -126,7 +129,7 @@ export class TestClient {
     return late
   }
 
-  async closedWith(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
+  async closedWith(timeoutMs = 10_000): Promise<{ code: number; reason: string }> {
     if (!this.closed) {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([once(this.socket, 'close'), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))])

@@ -122,9 +122,9 @@ const ARRAYS = 'itemsRouterArrays'
 
 /**
  * Rows as objects, from the arrays a statement in raw mode answers. better-sqlite3's own objects cost more: it
- * looks each column's name up in V8's string table and sets it through V8's generic path, for every row; arrays
- * made objects here cost less than both (the bench's `relational page, 100 rows` row on SQLite). The same names
- * in the same order, so a later column of a repeated name wins as it does there.
+ * looks each column's name up in V8's string table and sets it through V8's generic path, for every row (bench
+ * row "relational page, 100 rows"). The same names in the same order, so a later column of a repeated name wins
+ * as it does there.
  */
 function asObjects(rows: readonly unknown[][], names: readonly string[]): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = new Array(rows.length)
