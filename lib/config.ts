@@ -113,8 +113,8 @@ const KNOWN_OPTIONS: { readonly [K in keyof Required<ItemsRouterOptions>]: true 
 const MAX_FILTER_CONDITIONS = 10_000
 
 /**
- * Three substring matches over 200,000 rows block SQLite's event loop for about 100 ms on the machine
- * bench/STALL.md was measured on, the bound the README documents; more than three is rare outside of attacks.
+ * Three substring matches over 200,000 rows stay within the event-loop stall the README documents for SQLite
+ * (`npm run bench:stall`, bench/STALL.md); more than three is rare outside of attacks.
  */
 const DEFAULT_PATTERN_CONDITIONS = 3
 

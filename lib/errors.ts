@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ErrorRequestHandler, Request } from 'express'
 import { boundedText, boundedValue, MAX_ERRORS } from './bounded-text'
-import { currentRequest } from './request-scope'
+import { currentRequest } from './request-state'
 import type { Logger } from './types'
 
 /** Every code the API answers with. Codes are never renamed or reused. */
@@ -269,7 +269,7 @@ const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
 
 /**
  * The request's id: the client's or proxy's `X-Request-Id` when it is sane; otherwise the id its statements carry
- * in their SQL comments (see request-scope.ts), so a logged 500 leads to its statements; a fresh UUID for errors
+ * in their SQL comments (see request-state.ts), so a logged 500 leads to its statements; a fresh UUID for errors
  * raised before the request had a scope (the body parser's).
  */
 export function requestIdOf(req: Request): string {

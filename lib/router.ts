@@ -9,7 +9,7 @@ import { createItems } from './handlers/create-items'
 import { deleteItems } from './handlers/delete-items'
 import { deleteItem, readItem, updateItem } from './handlers/item'
 import { listItems } from './handlers/list-items'
-import { itemsRoute, type ItemsHandler } from './handlers/items-scope'
+import { itemsRoute, type ItemsHandler } from './handlers/items-request'
 import { routeNotFound } from './handlers/request'
 import type { ParserLimits, Services } from './handlers/services'
 import { readSingleton, updateSingleton } from './handlers/singleton'
@@ -26,7 +26,7 @@ import {
   renameVersions,
   saveVersion,
 } from './handlers/versions'
-import { versionsRoute, type VersionsHandler } from './handlers/versions-scope'
+import { versionsRoute, type VersionsHandler } from './handlers/versions-request'
 import type { QueryStringLimits } from './query/read-query-string'
 import { dialectOf, type Dialect } from './dialects'
 import { createIdempotencyTable, IdempotencyStore } from './repository/idempotency-store'
@@ -41,7 +41,7 @@ import { checkEachConnection, fillConnectionDefaults, prepareEachConnection } fr
 import { guardStatements, statementError } from './execute/statement-guard'
 import { dropAbandonedAcquisitions } from './execute/abandoned-work'
 import { reuseStatements, reusesStatements } from './execute/statement-cache'
-import { requestScope, runInScope } from './request-scope'
+import { requestState, runInState } from './request-state'
 import { attachRealtime } from './realtime/attach-realtime'
 import type { RealtimeSeam } from './realtime/realtime-seam'
 import { buildSchema } from './schema/build-schema'
@@ -57,7 +57,7 @@ import { schemaRoutes } from './directus-schema/schema-routes'
 import { ExportBudget } from './handlers/export-budget'
 import { EXPORT_TURNS, ExportTurns } from './handlers/export-turns'
 
-/** What a scope setup is given for work no request carries: the setups realtime runs read nothing of it. */
+/** What a state setup is given for work no request carries: the setups realtime runs read nothing of it. */
 const NO_REQUEST = Object.freeze({}) as Request
 
 const notServedOnSingletons: ItemsHandler = async (req) => {
@@ -244,12 +244,12 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
   const reuse = reuseStatements(inProcess, dialect, reusesStatements(dialect, config.preparedStatements))
   const guard = guardStatements(instances, dialect, config.statementTimeout)
   dropAbandonedAcquisitions(instances)
-  // After the body parser: the body arrives through socket events, which would run outside the request's scope.
-  const scoped = requestScope([reuse, guard, routing.scopeSetup()].filter((setup) => setup !== null))
-  const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : scoped(req, res, next)))
+  // After the body parser: the body arrives through socket events, which would run outside the request's state.
+  const withState = requestState([reuse, guard, routing.stateSetup()].filter((setup) => setup !== null))
+  const parsed: RequestHandler = (req, res, next) => json(req, res, (error?: unknown) => (error ? next(error) : withState(req, res, next)))
   // The ready gate: the setup checks, and the servers' traits (Dialect.serverTraits), which the repository then
   // reads as plain values. A passed check stays passed and known traits stay known, so once all are, requests go on
-  // without waiting for a promise. One layer for the gate, the body and the scope: Express matches every layer's
+  // without waiting for a promise. One layer for the gate, the body and the state: Express matches every layer's
   // path against every request.
   let ready = false
   /** Passes the gate: resolves whether every trait is known (see above). */
@@ -262,8 +262,8 @@ export function createItemsRouter<const C extends Collections = Collections>(opt
     services,
     // Without routing's setup, so realtime reads go to the primary; neither setup reads the request it is given.
     run: (work) => {
-      const inScope = () => runInScope((scope) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, scope)), work)
-      return ready ? inScope() : passGate().then(inScope)
+      const inState = () => runInState((state) => [reuse, guard].forEach((setup) => setup?.(NO_REQUEST, state)), work)
+      return ready ? inState() : passGate().then(inState)
     },
     recognise: (error) => {
       const timedOut = statementError(error, dialect, config.statementTimeout)

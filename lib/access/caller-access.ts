@@ -45,8 +45,8 @@ export interface AccessSetup {
 const ruleLimitsBase = new WeakMap<AccessSetup, FilterLimits>()
 
 /**
- * The limits of the rules' own filters for a caller with these variables, on every request. Spread from a base
- * that already holds `variables`, so the copy gains no property and takes V8's fast step (see extended.ts).
+ * The limits of the rules' own filters for a caller with these variables, on every request: a copy of one base
+ * per setup, its `variables` replaced.
  */
 function ruleLimits(setup: AccessSetup, variables: Variables): FilterLimits {
   let base = ruleLimitsBase.get(setup)

@@ -4,15 +4,15 @@
 import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError } from '../errors'
 import { watchAcquisitions } from '../knex-adapter'
-import { currentRequest, type RequestScope } from '../request-scope'
+import { currentRequest, type RequestState } from '../request-state'
 
 /**
  * What an abandoned request's work fails with: the reason it was stopped when that is an API error (a before
  * hook's HOOK_TIMEOUT), otherwise a 400 like the one for a body its client stopped sending; nobody reads it, and
  * as a 4xx it is not logged as an unexpected error.
  */
-export function abandonedError(scope: RequestScope): ItemsError {
-  const reason: unknown = scope.signal.reason
+export function abandonedError(state: RequestState): ItemsError {
+  const reason: unknown = state.signal.reason
   return reason instanceof ItemsError ? reason : new InvalidPayloadError('The request was aborted')
 }
 
@@ -20,10 +20,10 @@ export function abandonedError(scope: RequestScope): ItemsError {
 export function dropAbandonedAcquisitions(instances: readonly Knex[]): void {
   for (const knex of instances) {
     watchAcquisitions(knex, (leave) => {
-      const scope = currentRequest()
-      if (scope === undefined) return
-      if (scope.aborted) leave(abandonedError(scope))
-      else scope.onAbort(() => leave(abandonedError(scope)))
+      const state = currentRequest()
+      if (state === undefined) return
+      if (state.aborted) leave(abandonedError(state))
+      else state.onAbort(() => leave(abandonedError(state)))
     })
   }
 }

@@ -1,5 +1,6 @@
 // A write's transaction without knex's Transaction. knex builds a new knex instance, client and event wiring for
-// every transaction (about 0.3 ms of CPU each on PostgreSQL and MySQL, four times a small statement's own), where
+// every transaction (several times a small statement's own CPU on PostgreSQL and MySQL: the bench's `create one`
+// and `update one` rows), where
 // the router's writes need only BEGIN, their statements and COMMIT on one pooled connection. Only for a transaction
 // none of the host's code receives: a before hook's `meta.db` may use any part of knex (see ItemsRepository).
 // The same binding serves statements that share a connection without a transaction (`onOneConnection`).

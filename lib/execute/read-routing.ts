@@ -1,7 +1,7 @@
 // Where a statement runs when the host gives a read replica: the one place that decides primary or replica.
 import type { Request } from 'express'
 import type { Knex } from 'knex'
-import { currentRequest, ScopeSlot, type ScopeSetup } from '../request-scope'
+import { currentRequest, StateSlot, type StateSetup } from '../request-state'
 
 /** Methods whose requests only read: everything else (writes, promotes, saves) runs wholly on the primary. */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'SEARCH'])
@@ -13,7 +13,7 @@ export const CONSISTENCY_HEADER = 'Items-Consistency'
 export const strongByHeader = (req: Request): boolean => req.get(CONSISTENCY_HEADER)?.trim().toLowerCase() === 'strong'
 
 /** Requests whose reads may go to the replica; any other request, and work outside a request, uses the primary. */
-const onReplica = new ScopeSlot<true>('onReplica')
+const onReplica = new StateSlot<true>('onReplica')
 
 /**
  * Picks the connection of each statement. Writes and transactions always take the primary (`primary`); a read
@@ -30,15 +30,15 @@ export class ReadRouting {
 
   /** The knex instance an untransacted read of the current request runs on. */
   reader(): Knex {
-    const scope = currentRequest()
-    return this.replica !== null && scope !== undefined && onReplica.get(scope) === true ? this.replica : this.primary
+    const state = currentRequest()
+    return this.replica !== null && state !== undefined && onReplica.get(state) === true ? this.replica : this.primary
   }
 
-  /** The request scope's setup that lets a read request's reads go to the replica; null without a replica. */
-  scopeSetup(): ScopeSetup | null {
+  /** The request state's setup that lets a read request's reads go to the replica; null without a replica. */
+  stateSetup(): StateSetup | null {
     if (this.replica === null) return null
-    return (req, scope) => {
-      if (READ_METHODS.has(req.method) && !this.readsPrimary(req)) onReplica.set(scope, true)
+    return (req, state) => {
+      if (READ_METHODS.has(req.method) && !this.readsPrimary(req)) onReplica.set(state, true)
     }
   }
 }

@@ -3,7 +3,7 @@
 // (see Dialect.statementReuse); this module keeps the statements per connection, bounded, and knows which
 // connections a request's statements are running on, so that an unmarked request can still be cancelled.
 import type { Knex } from 'knex'
-import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
+import { currentRequest, StateSlot, type RequestState, type StateSetup } from '../request-state'
 import type { Dialect, DriverQuery, StatementReuse } from '../dialects'
 import { StatementCache } from '../dialects/kept-statements'
 import { wrapDriverCall } from '../knex-adapter'
@@ -11,9 +11,9 @@ import { wrapDriverCall } from '../knex-adapter'
 /** Per knex client: the statements each of its connections keeps. */
 const clients = new WeakMap<object, WeakMap<object, StatementCache>>()
 /** How the request's router reuses statements, when it does. */
-const reusing = new ScopeSlot<StatementReuse>('reusing')
+const reusing = new StateSlot<StatementReuse>('reusing')
 /** The connections an unmarked request's statements are running on right now. */
-const running = new ScopeSlot<Set<object>>('running')
+const running = new StateSlot<Set<object>>('running')
 
 /** The statements `connection` keeps (for the specs: that they stay bounded). */
 export function keptOn(knex: Knex, connection: object): StatementCache | undefined {
@@ -21,8 +21,8 @@ export function keptOn(knex: Knex, connection: object): StatementCache | undefin
 }
 
 /** The connections the request's unmarked statements are running on (see statement-guard.ts's cancellation). */
-export function runningConnections(scope: RequestScope): ReadonlySet<object> {
-  return running.get(scope) ?? new Set()
+export function runningConnections(state: RequestState): ReadonlySet<object> {
+  return running.get(state) ?? new Set()
 }
 
 /**
@@ -31,8 +31,8 @@ export function runningConnections(scope: RequestScope): ReadonlySet<object> {
  * this module does not wrap. A bare transaction (bare-transaction.ts) runs on the knex's own client, so its
  * statements are reused like any other.
  */
-export function unmarked(scope: RequestScope, inTransaction: boolean): boolean {
-  return reusing.get(scope)?.unmarked === true && !inTransaction
+export function unmarked(state: RequestState, inTransaction: boolean): boolean {
+  return reusing.get(state)?.unmarked === true && !inTransaction
 }
 
 /**
@@ -46,20 +46,20 @@ function install(knex: Knex): void {
   clients.set(client, connections)
   // Not async: it runs for every statement, and only the tracked case needs to wait (see is-promise-like.ts).
   wrapDriverCall(knex, (knexQuery) => (connection, query) => {
-    const scope = currentRequest()
-    const strategy = scope && reusing.get(scope)
-    if (scope === undefined || strategy === undefined) return knexQuery(connection, query)
+    const state = currentRequest()
+    const strategy = state && reusing.get(state)
+    if (state === undefined || strategy === undefined) return knexQuery(connection, query)
     let kept = connections.get(connection)
     if (kept === undefined) connections.set(connection, (kept = new StatementCache(strategy.evicts)))
     const run = (): Promise<DriverQuery> => strategy.run(query, connection, kept, (again) => knexQuery(connection, again))
-    return strategy.unmarked ? tracked(scope, connection, run) : run()
+    return strategy.unmarked ? tracked(state, connection, run) : run()
   })
 }
 
 /** Runs an unmarked statement with its connection among the request's running ones, for cancellation. */
-async function tracked(scope: RequestScope, connection: object, run: () => Promise<DriverQuery>): Promise<DriverQuery> {
-  let active = running.get(scope)
-  if (active === undefined) running.set(scope, (active = new Set()))
+async function tracked(state: RequestState, connection: object, run: () => Promise<DriverQuery>): Promise<DriverQuery> {
+  let active = running.get(state)
+  if (active === undefined) running.set(state, (active = new Set()))
   active.add(connection)
   try {
     return await run()
@@ -74,12 +74,12 @@ export function reusesStatements(dialect: Dialect, preparedStatements: boolean |
 }
 
 /**
- * The request scope's setup that runs its statements through kept statements (see Dialect.statementReuse);
+ * The request state's setup that runs its statements through kept statements (see Dialect.statementReuse);
  * null when the router does not reuse them.
  */
-export function reuseStatements(instances: readonly Knex[], dialect: Dialect, enabled: boolean): ScopeSetup | null {
+export function reuseStatements(instances: readonly Knex[], dialect: Dialect, enabled: boolean): StateSetup | null {
   const strategy = dialect.statementReuse
   if (!enabled || strategy === null) return null
   for (const knex of instances) install(knex)
-  return (_req, scope) => reusing.set(scope, strategy)
+  return (_req, state) => reusing.set(state, strategy)
 }

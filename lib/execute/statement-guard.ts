@@ -3,15 +3,15 @@
 import type { Knex } from 'knex'
 import { ItemsError } from '../errors'
 import { cancelQuery, canCancelQuery, changeCompiled, clientOfBuilder, isTransactionClient } from '../knex-adapter'
-import { currentRequest, ScopeSlot, type RequestScope, type ScopeSetup } from '../request-scope'
+import { currentRequest, StateSlot, type RequestState, type StateSetup } from '../request-state'
 import type { Dialect, RequestLimits } from '../dialects'
 import { runningConnections, unmarked } from './statement-cache'
 
 /** The comment that starts every statement of a request, so the dialect can find and cancel them. */
-const marker = (scope: RequestScope): string => `/* items-router ${scope.id} */ `
+const marker = (state: RequestState): string => `/* items-router ${state.id} */ `
 
 type Compiled = { sql: string } | { sql: string }[]
-/** Set on a statement once guarded (a property, not a WeakSet entry: see ScopeSlot). */
+/** Set on a statement once guarded (a property, not a WeakSet entry: see StateSlot). */
 const GUARDED = Symbol('guarded')
 type Runnable = (Knex.QueryBuilder | Knex.Raw) & { toSQL(): Compiled; [GUARDED]?: true }
 
@@ -20,22 +20,22 @@ interface Guard {
   readonly cancel: (knex: Knex, marker: string) => Promise<unknown>
 }
 
-/** The guard of the request's router; the knex listeners look it up on the request's scope. */
-const guards = new ScopeSlot<Guard>('guard')
+/** The guard of the request's router; the knex listeners look it up on the request's state. */
+const guards = new StateSlot<Guard>('guard')
 /** knex instances with our listeners: one each, however many routers share it. */
 const listening = new WeakSet<Knex>()
-/** The knex instances (primary, replica) whose statements an abort of the scope cancels. */
-const cancelledOnAbort = new ScopeSlot<Set<Knex>>('cancelledOnAbort')
+/** The knex instances (primary, replica) whose statements an abort of the state cancels. */
+const cancelledOnAbort = new StateSlot<Set<Knex>>('cancelledOnAbort')
 
 /**
- * The request scope's setup that puts the request's statements under this router's limits (null: the dialect
+ * The request state's setup that puts the request's statements under this router's limits (null: the dialect
  * cancels nothing).
  * Registers one listener on each knex instance (the primary and a replica): its `start` event fires per
  * statement once it holds its connection, before the SQL is compiled, in the async context of the code that
  * awaits it (hooks' statements on `meta.db` included). Statements outside the router's requests (the host's own)
  * are left alone.
  */
-export function guardStatements(instances: readonly Knex[], dialect: Dialect, statementTimeout: number): ScopeSetup | null {
+export function guardStatements(instances: readonly Knex[], dialect: Dialect, statementTimeout: number): StateSetup | null {
   const cancel = dialect.cancelStatements
   if (cancel === null) return null
   for (const knex of instances) {
@@ -45,7 +45,7 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
     knex.on('start', (builder: Runnable) => guardStatement(knex, builder))
   }
   const guard: Guard = { statementTimeout, cancel }
-  return (_req, scope) => guards.set(scope, guard)
+  return (_req, state) => guards.set(state, guard)
 }
 
 /**
@@ -53,11 +53,11 @@ export function guardStatements(instances: readonly Knex[], dialect: Dialect, st
  * abort cancels it by, and its time limit in milliseconds (0: none). Outside a guarded request, neither.
  */
 export function requestLimits(): RequestLimits {
-  const scope = currentRequest()
-  const guard = scope && guards.get(scope)
-  return scope === undefined || guard === undefined
+  const state = currentRequest()
+  const guard = state && guards.get(state)
+  return state === undefined || guard === undefined
     ? { marker: '', statementTimeout: 0 }
-    : { marker: marker(scope), statementTimeout: guard.statementTimeout }
+    : { marker: marker(state), statementTimeout: guard.statementTimeout }
 }
 
 function guardStatement(knex: Knex, builder: Runnable): void {
@@ -65,42 +65,42 @@ function guardStatement(knex: Knex, builder: Runnable): void {
   if (builder[GUARDED] === true || typeof builder.timeout !== 'function') return
   const guarded = enter(knex)
   if (guarded === undefined) return
-  const { scope, guard } = guarded
+  const { state, guard } = guarded
   builder[GUARDED] = true
   // cancel: knex cancels the statement from a separate connection (pg_cancel_backend, KILL QUERY) and gives
   // the connection back to the pool, instead of discarding a connection that is still busy.
   if (guard.statementTimeout > 0) {
     builder.timeout(guard.statementTimeout, { cancel: true })
     // knex reports its own timeout on the builder only, not on the knex instance.
-    builder.on('query-error', (error: unknown) => cancelTimedOut(knex, scope, guard, error))
+    builder.on('query-error', (error: unknown) => cancelTimedOut(knex, state, guard, error))
   }
   // A reused prepared statement must keep its text, so it goes unmarked and is cancelled by its connection.
-  if (!unmarked(scope, isTransactionClient(clientOfBuilder(builder)))) {
+  if (!unmarked(state, isTransactionClient(clientOfBuilder(builder)))) {
     changeCompiled(builder, (compiled: Compiled) => {
-      for (const statement of [compiled].flat()) statement.sql = `${marker(scope)}${statement.sql}`
+      for (const statement of [compiled].flat()) statement.sql = `${marker(state)}${statement.sql}`
     })
   }
 }
 
 /**
- * The current request's scope and guard, when it has one and `knex` is guarded, with the request's abort now
+ * The current request's state and guard, when it has one and `knex` is guarded, with the request's abort now
  * cancelling its statements on `knex`.
  */
-function enter(knex: Knex): { readonly scope: RequestScope; readonly guard: Guard } | undefined {
-  const scope = currentRequest()
-  const guard = scope && guards.get(scope)
-  if (scope === undefined || guard === undefined || !listening.has(knex)) return undefined
-  let instances = cancelledOnAbort.get(scope)
-  if (instances === undefined) cancelledOnAbort.set(scope, (instances = new Set()))
+function enter(knex: Knex): { readonly state: RequestState; readonly guard: Guard } | undefined {
+  const state = currentRequest()
+  const guard = state && guards.get(state)
+  if (state === undefined || guard === undefined || !listening.has(knex)) return undefined
+  let instances = cancelledOnAbort.get(state)
+  if (instances === undefined) cancelledOnAbort.set(state, (instances = new Set()))
   if (!instances.has(knex)) {
     instances.add(knex)
     const stop = (): void => {
-      guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
-      for (const connection of runningConnections(scope)) cancelOn(knex, connection)
+      guard.cancel(knex, marker(state).trimEnd()).catch(() => undefined)
+      for (const connection of runningConnections(state)) cancelOn(knex, connection)
     }
-    scope.onAbort(stop)
+    state.onAbort(stop)
   }
-  return { scope, guard }
+  return { state, guard }
 }
 
 /** How the current request limits a statement it runs on `knex` past knex's runner (see run-statement.ts). */
@@ -123,11 +123,11 @@ const UNLIMITED: StatementLimits = { marker: '', statementTimeout: 0, cancelTime
 export function statementLimits(knex: Knex, inTransaction: boolean): StatementLimits {
   const guarded = enter(knex)
   if (guarded === undefined) return UNLIMITED
-  const { scope, guard } = guarded
+  const { state, guard } = guarded
   return {
-    marker: unmarked(scope, inTransaction) ? '' : marker(scope),
+    marker: unmarked(state, inTransaction) ? '' : marker(state),
     statementTimeout: guard.statementTimeout,
-    cancelTimedOut: () => void guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined),
+    cancelTimedOut: () => void guard.cancel(knex, marker(state).trimEnd()).catch(() => undefined),
   }
 }
 
@@ -136,8 +136,8 @@ export function statementLimits(knex: Knex, inTransaction: boolean): StatementLi
  * knex signals the backend process id the driver learnt when it connected; behind a pooler (PgBouncer) that id
  * is the pooler's own, so the server would run the statement on. The marker finds it in the server's own list.
  */
-function cancelTimedOut(knex: Knex, scope: RequestScope, guard: Guard, error: unknown): void {
-  if (isKnexTimeout(error)) guard.cancel(knex, marker(scope).trimEnd()).catch(() => undefined)
+function cancelTimedOut(knex: Knex, state: RequestState, guard: Guard, error: unknown): void {
+  if (isKnexTimeout(error)) guard.cancel(knex, marker(state).trimEnd()).catch(() => undefined)
 }
 
 const isKnexTimeout = (error: unknown): boolean =>

@@ -1,6 +1,6 @@
 // POST /items/:collection: an object creates one item, an array creates many in one transaction. Answers the
 // created items read back through the request's `fields` (204 when the caller may not read the item).
-import type { ItemsHandler } from './items-scope'
+import type { ItemsHandler } from './items-request'
 import { itemAnswer } from './item-answer'
 
 export const createItems: ItemsHandler = async (_req, res, { writer, query, body, readBack, respond }) => {

@@ -4,7 +4,7 @@ import { isPlainObject } from '../is-plain-object'
 import { parseBodyKeys } from '../query/parse-key'
 import { sendNoContent } from './envelope'
 import { currentEtags, withIfMatch } from './etag'
-import type { ItemsHandler } from './items-scope'
+import type { ItemsHandler } from './items-request'
 
 const FORMS = 'Send an array of keys, { keys } or { query }'
 
@@ -18,10 +18,10 @@ function formOf(input: unknown): { keys: unknown } | { query: unknown } {
   return input.keys !== undefined ? { keys: input.keys } : { query: input.query }
 }
 
-export const deleteItems: ItemsHandler = async (req, res, scope) => {
-  const { collection, writer, body, selection } = scope
+export const deleteItems: ItemsHandler = async (req, res, request) => {
+  const { collection, writer, body, selection } = request
   const form = formOf(body())
-  const options = withIfMatch({}, req.get('If-Match'), currentEtags(scope))
+  const options = withIfMatch({}, req.get('If-Match'), currentEtags(request))
   if ('keys' in form) await writer().delete(parseBodyKeys(collection, form.keys, collection.limits.maxBatchSize), options)
   else await writer().deleteWhere(selection(form.query), options)
   sendNoContent(res)

@@ -9,9 +9,8 @@ import type { SchemaView } from '../query/schema-view'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, PrimaryKey } from '../types'
-import type { ItemsScope } from './items-scope'
+import type { ItemsRequest } from './items-request'
 import type { WriteGuard, WriteOptions } from '../writes/items-writer'
-import { extended } from '../extended'
 
 /**
  * Output names of the fields a tag digests when they ride along in another read: no query can name them, as a
@@ -68,7 +67,7 @@ export async function etagOf(
  * once their rows are locked (see `withIfMatch`). One statement per chunk of keys.
  */
 export const currentEtags =
-  ({ repository, access, collection }: Pick<ItemsScope, 'repository' | 'access' | 'collection'>) =>
+  ({ repository, access, collection }: Pick<ItemsRequest, 'repository' | 'access' | 'collection'>) =>
   async (trx: Db, keys: readonly PrimaryKey[]): Promise<string[]> => {
     const { view } = access
     const items = await repository.readByKeys(collection, keys, taggedFields(view, collection), view.scope(collection), trx)
@@ -146,7 +145,7 @@ export function withIfMatch(
     if (current.length < keys.length || !current.every((etag) => etagMatches(header, etag))) throw new PreconditionFailedError()
     await options.guard?.(trx, keys)
   }
-  return extended(options, { guard })
+  return { ...options, guard }
 }
 
 /** Sets the ETag of a one-item read; answers 304 with no body, and true, when `If-None-Match` names it. */

@@ -5,7 +5,7 @@ import { InvalidQueryError } from '../errors'
 import type { ExportFormat, Query } from '../query/query'
 import type { Item, Logger } from '../types'
 import { csvLines, exportWriter, type ExportWriter } from './export-formats'
-import type { ItemsScope } from './items-scope'
+import type { ItemsRequest } from './items-request'
 
 /**
  * Writes `piece`, then waits while the socket's buffer is full (backpressure) until the client takes it or
@@ -27,9 +27,9 @@ async function send(res: Response, piece: string | Buffer, idleTimeout: number):
 }
 
 /** The items in chunks: an aggregate's groups at once (a page, within maxLimit), a list streamed. */
-async function* chunksOf(scope: ItemsScope, query: Query): AsyncGenerator<Item[], void, undefined> {
-  if (query.aggregate) yield (await scope.repository.list(scope.collection, query)).items
-  else yield* scope.repository.streamItems(scope.collection, query)
+async function* chunksOf(request: ItemsRequest, query: Query): AsyncGenerator<Item[], void, undefined> {
+  if (query.aggregate) yield (await request.repository.list(request.collection, query)).items
+  else yield* request.repository.streamItems(request.collection, query)
 }
 
 /** The CSV columns: the requested top-level fields, or for an aggregate the first group's keys. */
@@ -61,8 +61,8 @@ async function* writtenPieces(
  * The lines of a CSV export of plain fields: as the database writes them (ItemsRepository.copyCsv), else from
  * the rows as arrays (streamArrays), so that no row becomes an item. null where neither applies.
  */
-async function plainCsvLines(scope: ItemsScope, query: Query): Promise<AsyncGenerator<string | Buffer, void, undefined> | null> {
-  const pieces = (await scope.repository.copyCsv(scope.collection, query)) ?? scope.repository.streamArrays(scope.collection, query)
+async function plainCsvLines(request: ItemsRequest, query: Query): Promise<AsyncGenerator<string | Buffer, void, undefined> | null> {
+  const pieces = (await request.repository.copyCsv(request.collection, query)) ?? request.repository.streamArrays(request.collection, query)
   if (pieces === null) return null
   return (async function* () {
     for await (const piece of pieces) yield Buffer.isBuffer(piece) ? piece : csvLines(piece)
@@ -73,15 +73,15 @@ async function plainCsvLines(scope: ItemsScope, query: Query): Promise<AsyncGene
  * The download, its first piece read before anything is sent: for CSV of plain fields, the header and the
  * lines (plainCsvLines); else the writer's text of the items.
  */
-async function download(scope: ItemsScope, query: Query, format: ExportFormat): Promise<Download> {
-  const lines = format === 'csv' ? await plainCsvLines(scope, query) : null
+async function download(request: ItemsRequest, query: Query, format: ExportFormat): Promise<Download> {
+  const lines = format === 'csv' ? await plainCsvLines(request, query) : null
   if (lines !== null) {
     const writer = exportWriter(format, columnsOf(query, []))
     const first = await lines.next()
     // CSV has no text after its last line, so the lines are the whole rest.
     return { writer, first: first.done ? [writer.start()] : [writer.start(), first.value], rest: lines }
   }
-  const chunks = chunksOf(scope, query)
+  const chunks = chunksOf(request, query)
   const first = await chunks.next()
   const firstItems = first.done ? [] : first.value
   const writer = exportWriter(format, columnsOf(query, firstItems))
@@ -97,15 +97,15 @@ async function download(scope: ItemsScope, query: Query, format: ExportFormat): 
  * (ExportBudget) from before its first statement until it ends or its client leaves, and reads each chunk in
  * its turn (ExportTurns).
  */
-export async function exportItems(res: Response, scope: ItemsScope, query: Query, format: ExportFormat, logger: Logger): Promise<void> {
+export async function exportItems(res: Response, request: ItemsRequest, query: Query, format: ExportFormat, logger: Logger): Promise<void> {
   if (query.version !== null) throw new InvalidQueryError('"export" cannot be combined with "version"')
-  const { budget, turns, idleTimeout } = scope.exports
+  const { budget, turns, idleTimeout } = request.exports
   const release = budget.claim(res)
   try {
-    const { writer, first, rest } = await turns.take(() => download(scope, query, format))
+    const { writer, first, rest } = await turns.take(() => download(request, query, format))
     res.status(200)
     res.setHeader('Content-Type', writer.contentType)
-    const name = scope.collection.name.replace(/[^\w.-]/g, '_')
+    const name = request.collection.name.replace(/[^\w.-]/g, '_')
     res.setHeader('Content-Disposition', `attachment; filename="${name}.${writer.extension}"`)
     try {
       for (const piece of first) await send(res, piece, idleTimeout)
@@ -118,7 +118,7 @@ export async function exportItems(res: Response, scope: ItemsScope, query: Query
       if (!res.destroyed) res.end()
     } catch (error) {
       logger.error(
-        `express-items-router: the export of "${scope.collection.name}" failed after its first byte; the download is cut short`,
+        `express-items-router: the export of "${request.collection.name}" failed after its first byte; the download is cut short`,
         error,
       )
       res.destroy()

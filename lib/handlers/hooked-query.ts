@@ -1,7 +1,6 @@
 // A request's raw parameters into a Query through the caller's view, after the collection's `beforeRead` hook:
 // the one parse step of HTTP reads and of realtime subscriptions.
 import type { CallerAccess } from '../access/caller-access'
-import { extended } from '../extended'
 import { parseQuery } from '../query/parse-query'
 import type { Query } from '../query/query'
 import type { RawQuery } from '../query/read-query-string'
@@ -18,5 +17,5 @@ export async function parseHooked(raw: RawQuery, collection: Collection, access:
         { collection: collection.name, context: access.context, db: services.knex },
       )
     : raw
-  return parseQuery(hooked as RawQuery, collection, extended(services.parser, { schema: access.view, variables: access.variables }))
+  return parseQuery(hooked as RawQuery, collection, { ...services.parser, schema: access.view, variables: access.variables })
 }

@@ -5,7 +5,7 @@ import { parseUrlKey } from '../query/parse-key'
 import type { Collection } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { sendData, sendNoContent } from './envelope'
-import type { ItemsHandler } from './items-scope'
+import type { ItemsHandler } from './items-request'
 import { currentEtags, etagRead, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
@@ -34,20 +34,20 @@ export const readItem: ItemsHandler = async (req, res, { collection, repository,
   sendData(res, version ? await versions.shown(item, key, parsed.fields, version) : item)
 }
 
-export const updateItem: ItemsHandler = async (req, res, scope) => {
-  const { collection, writer, query, body, readBack, respond } = scope
+export const updateItem: ItemsHandler = async (req, res, request) => {
+  const { collection, writer, query, body, readBack, respond } = request
   const key = keyOf(collection, String(req.params.id))
   const data = body()
   await query()
   await respond(
     res,
-    (options) => writer().update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtags(scope))),
+    (options) => writer().update([{ keys: [key], data }], withIfMatch(options, req.get('If-Match'), currentEtags(request))),
     async () => itemAnswer(await readBack([key])),
   )
 }
 
-export const deleteItem: ItemsHandler = async (req, res, scope) => {
-  const key = keyOf(scope.collection, String(req.params.id))
-  await scope.writer().delete([key], withIfMatch({}, req.get('If-Match'), currentEtags(scope)))
+export const deleteItem: ItemsHandler = async (req, res, request) => {
+  const key = keyOf(request.collection, String(req.params.id))
+  await request.writer().delete([key], withIfMatch({}, req.get('If-Match'), currentEtags(request)))
   sendNoContent(res)
 }

@@ -8,18 +8,17 @@ import type { PrimaryKey } from '../types'
 import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
 import { exportItems } from './export-items'
-import type { ItemsHandler, ItemsScope } from './items-scope'
-import { extended } from '../extended'
+import type { ItemsHandler, ItemsRequest } from './items-request'
 
 /**
  * Filter, search, sort and pagination select among the main items that have the version; each item of the page
  * is then shown with its delta. Versions hold whole drafts, so only callers who may manage them see any: to
  * everyone else the key names no version, and the list is empty, as for a key nobody used.
  */
-async function listAtVersion(scope: ItemsScope, query: Query, key: string): Promise<Page> {
-  const { collection, repository, versions } = scope
+async function listAtVersion(request: ItemsRequest, query: Query, key: string): Promise<Page> {
+  const { collection, repository, versions } = request
   if (query.aggregate) throw new InvalidQueryError('"version" cannot be combined with aggregate or groupBy')
-  const saved = collection.versioning && (await scope.mayManageVersions()) ? await versions.withKey(collection, key) : new Map()
+  const saved = collection.versioning && (await request.mayManageVersions()) ? await versions.withKey(collection, key) : new Map()
   const pk = collection.primaryKey
   const itemKeys = [...saved.values()].map((version) => version.itemKey)
   const filter = both(query.filter, itemKeys.length === 0 ? NO_ROWS : fieldIn(pk, itemKeys))
@@ -39,19 +38,19 @@ async function listAtVersion(scope: ItemsScope, query: Query, key: string): Prom
 }
 
 /** The page's meta, with `next_cursor` when asked: null after the last page. */
-function metaOf(scope: ItemsScope, query: Query, page: Page): object | undefined {
+function metaOf(request: ItemsRequest, query: Query, page: Page): object | undefined {
   if (!query.meta.nextCursor) return page.meta
   const last = page.last ?? null
-  return extended(page.meta ?? {}, { next_cursor: last === null ? null : scope.cursorAfter(query, last) })
+  return { ...(page.meta ?? {}), next_cursor: last === null ? null : request.cursorAfter(query, last) }
 }
 
-export const listItems: ItemsHandler = async (_req, res, scope) => {
-  scope.assertReadable()
-  const query = await scope.query()
-  if (query.export) return exportItems(res, scope, query, query.export, scope.logger)
+export const listItems: ItemsHandler = async (_req, res, request) => {
+  request.assertReadable()
+  const query = await request.query()
+  if (query.export) return exportItems(res, request, query, query.export, request.logger)
   const page =
     query.version === null || query.version === MAIN_VERSION
-      ? await scope.repository.list(scope.collection, query)
-      : await listAtVersion(scope, query, query.version)
-  sendData(res, page.items, metaOf(scope, query, page))
+      ? await request.repository.list(request.collection, query)
+      : await listAtVersion(request, query, query.version)
+  sendData(res, page.items, metaOf(request, query, page))
 }

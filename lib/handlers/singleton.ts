@@ -2,7 +2,7 @@
 import type { FieldNode } from '../query/query'
 import type { Item } from '../types'
 import { sendData } from './envelope'
-import type { ItemsHandler } from './items-scope'
+import type { ItemsHandler } from './items-request'
 import { currentEtags, etagOf, notModified, withIfMatch } from './etag'
 import { itemAnswer } from './item-answer'
 
@@ -32,14 +32,14 @@ export const readSingleton: ItemsHandler = async (req, res, { collection, reposi
 }
 
 /** Updates the row, or creates it when there is none yet (see `ItemsWriter.saveSingleton`). */
-export const updateSingleton: ItemsHandler = async (req, res, scope) => {
-  const { writer, query, body, readBack, respond } = scope
+export const updateSingleton: ItemsHandler = async (req, res, request) => {
+  const { writer, query, body, readBack, respond } = request
   const input = body()
   await query()
   // If-Match on a singleton without its row names nothing that exists: 412, and no row is created.
   await respond(
     res,
-    async (options) => [await writer().saveSingleton(input, withIfMatch(options, req.get('If-Match'), currentEtags(scope)))],
+    async (options) => [await writer().saveSingleton(input, withIfMatch(options, req.get('If-Match'), currentEtags(request)))],
     async (keys) => itemAnswer(await readBack(keys)),
   )
 }

@@ -1,11 +1,11 @@
 // /versions: list, read, create, rename, delete, save, compare and promote content versions (see
-// versions-scope.ts for who may manage them).
+// versions-request.ts for who may manage them).
 import { ForbiddenError, InvalidPayloadError } from '../errors'
 import { both, fieldIn } from '../query/filter-node'
 import { isPlainObject } from '../is-plain-object'
 import { sendData, sendNoContent } from './envelope'
 import { readBody } from './request'
-import type { VersionsHandler } from './versions-scope'
+import type { VersionsHandler } from './versions-request'
 import type { Db } from '../execute/db'
 import type { PrimaryKey } from '../types'
 import { blank } from '../versions/version-overlay'

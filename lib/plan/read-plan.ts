@@ -8,7 +8,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
 import { QueryKey } from '../query/query-key'
-import { columnValue, toStorage } from '../sql/storage'
+import { columnValue, toStorage } from '../dialects/storage'
 
 export type ManyToOne = Extract<FieldNode, { kind: 'm2o' }>
 export type OneToMany = Extract<FieldNode, { kind: 'o2m' }>

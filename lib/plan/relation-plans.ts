@@ -8,7 +8,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
 import { QueryKey } from '../query/query-key'
-import { toStorage } from '../sql/storage'
+import { toStorage } from '../dialects/storage'
 import type { Page } from './read-plan'
 
 /**

@@ -12,7 +12,6 @@ import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
 import type { FieldNode, FunctionOperand, Selection } from './query'
-import { extended } from '../extended'
 
 export interface FieldsOptions extends FilterLimits {
   readonly schema: SchemaView
@@ -184,7 +183,7 @@ export function parseFields(input: FieldsInput, collection: Collection, options:
       throw new InvalidQueryError(`"fields" path "${path.join('.')}" crosses more than ${options.maxRelationalDepth} relations`)
     }
   }
-  const state: FieldsState = extended(options, { backlink: input.backlink, now, relations: 0 })
+  const state: FieldsState = { ...options, backlink: input.backlink, now, relations: 0 }
   const aliases = parseAliases(input.alias, collection, options.schema)
   const deep = parseObjectParam(input.deep, 'deep') ?? {}
   checkDeep(deep, collection, options, '', false, aliases)

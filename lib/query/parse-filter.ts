@@ -11,7 +11,6 @@ import { parseObjectParam } from './parse-object-param'
 import type { FilterNode, FunctionComparisonNode, Scalar } from './filter-node'
 import { ABSENT, isVariable, type Variables } from './variables'
 import { isPlainObject } from '../is-plain-object'
-import { extended } from '../extended'
 
 export interface FilterLimits {
   /** The caller's view: the fields a filter may name, and the related rows a relational condition may match. */
@@ -245,18 +244,17 @@ function parseRelationConditions(relation: O2MRelation, raw: unknown, state: Fil
     if (key === '_some' || key === '_none') {
       if (!isPlainObject(value)) throw new InvalidQueryError(`"${key}" on "${relation.name}" must be an object of conditions`)
       const filter = Object.keys(value).length === 0 ? null : parseGroup(value, related, depth + 1)
-      nodes.push(extended(common, { quantifier: key === '_some' ? 'some' : 'none', filter: both(scope, filter) } as const))
+      nodes.push({ ...common, quantifier: key === '_some' ? 'some' : 'none', filter: both(scope, filter) } as const)
     } else if (key === '_null' || key === '_nnull') {
       // As in Directus: a one-to-many is "null" when the parent has no related rows (that the caller may read).
       const raw = resolveVariable(value, state)
       if (raw === ABSENT) nodes.push(NO_ROWS)
       else
-        nodes.push(
-          extended(common, {
-            quantifier: parseFlag(relation.name, key, raw) === (key === '_null') ? 'none' : 'some',
-            filter: scope,
-          } as const),
-        )
+        nodes.push({
+          ...common,
+          quantifier: parseFlag(relation.name, key, raw) === (key === '_null') ? 'none' : 'some',
+          filter: scope,
+        } as const)
     } else if (isFilterOperator(key)) {
       throw new InvalidQueryError(`The "${key}" operator does not apply to the one-to-many field "${relation.name}"`)
     } else {
@@ -264,7 +262,7 @@ function parseRelationConditions(relation: O2MRelation, raw: unknown, state: Fil
     }
   }
   if (Object.keys(implicit).length > 0)
-    nodes.push(extended(common, { quantifier: 'some', filter: both(scope, parseGroup(implicit, related, depth + 1)) } as const))
+    nodes.push({ ...common, quantifier: 'some', filter: both(scope, parseGroup(implicit, related, depth + 1)) } as const)
   return nodes
 }
 
@@ -324,5 +322,5 @@ export function parseFilter(raw: unknown, collection: Collection, limits: Filter
   const tree = parseObjectParam(raw, 'filter')
   if (tree === null) return null
   // The top-level object is not a group: depth counts `_and` / `_or` nesting only.
-  return simplify(parseGroup(tree, extended(limits, { collection, now, counted: limits.budget ?? newFilterBudget() }), 0))
+  return simplify(parseGroup(tree, { ...limits, collection, now, counted: limits.budget ?? newFilterBudget() }, 0))
 }

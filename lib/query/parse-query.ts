@@ -18,7 +18,6 @@ import { parseVersion } from './parse-version'
 import type { ParserOptions } from './parser-options'
 import type { Query, Selection } from './query'
 import type { QueryParameterName, RawParameters } from './query-parameters'
-import { extended } from '../extended'
 
 /**
  * Refuses a list parameter with more than `maxListEntries` entries before anything resolves them: 2,000
@@ -63,7 +62,7 @@ function safeList(raw: unknown, parameter: string): string[] {
 export function parseQuery(raw: RawParameters, collection: Collection, given: ParserOptions, now = new Date()): Query {
   checkListEntries(raw, given.maxListEntries)
   // One budget for every filter of the request: the main one and each `deep` one.
-  const options = extended(given, { budget: newFilterBudget() })
+  const options = { ...given, budget: newFilterBudget() }
   const backlink = parseBacklink(raw.backlink)
   const aggregate = parseAggregateQuery(raw, collection, options.schema)
   const scope = options.schema.scope(collection)
@@ -115,7 +114,7 @@ export function parseSelection(raw: unknown, collection: Collection, given: Pars
     throw new InvalidQueryError(`"query" has no parameter "${unknown}"; it takes ${SELECTION_LIST}`)
   }
   const query = raw as RawParameters
-  const options = extended(given, { budget: newFilterBudget() })
+  const options = { ...given, budget: newFilterBudget() }
   const filter = parseFilter(query.filter, collection, options, now)
   const search = parseSearch(query.search, collection, options.schema)
   const limited = query.limit !== undefined && query.limit !== null && query.limit !== ''

@@ -5,7 +5,6 @@ import type { SchemaView } from './schema-view'
 import { parseList } from './parse-list'
 import { isFunctionCall, parseFunction } from './parse-function'
 import type { FunctionOperand, SortNode } from './query'
-import { extended } from '../extended'
 
 /** Resolves `author.name`: every segment but the last must be a many-to-one, the last a sortable field. */
 function resolvePath(entry: string, collection: Collection, schema: SchemaView): Pick<SortNode, 'field' | 'path' | 'operand'> {
@@ -60,7 +59,7 @@ export function parseSort(raw: unknown, collection: Collection, schema: SchemaVi
   for (const entry of parseList(raw, 'sort')) {
     const descending = entry.startsWith('-')
     const target = resolvePath(entry.replace(/^[-+]/, ''), collection, schema)
-    if (!sort.some((node) => sameTarget(node, target))) sort.push(extended(target, { direction: descending ? 'desc' : 'asc' } as const))
+    if (!sort.some((node) => sameTarget(node, target))) sort.push({ ...target, direction: descending ? 'desc' : 'asc' } as const)
   }
   const key: SortNode = { field: collection.primaryKey, path: [], direction: 'asc' }
   if (!sort.some((node) => sameTarget(node, key))) sort.push(key)

@@ -9,7 +9,7 @@ import type { Dialect } from '../dialects'
 import type { Db } from '../execute/db'
 import { onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
-import { fromStorage, toStorage } from '../sql/storage'
+import { fromStorage, toStorage } from '../dialects/storage'
 import type { ReturnedRow, ReturningColumns } from './write-types'
 
 /** One inserted item: its key, and its row when the INSERT returned it. */

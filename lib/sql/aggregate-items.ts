@@ -5,7 +5,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { Item } from '../types'
 import { compileDatePart } from './compile-filter'
 import type { Dialect, DriverError, SqlFragment } from '../dialects'
-import { columnValue, fromStorage } from './storage'
+import { columnValue, fromStorage } from '../dialects/storage'
 import { ItemsError } from '../errors'
 
 /**

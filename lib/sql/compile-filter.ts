@@ -7,7 +7,7 @@ import type { FilterNode } from '../query/filter-node'
 import { compileComparison, type ComparisonTarget } from './compile-comparison'
 import type { Field } from '../schema/collection'
 import type { Dialect, SqlFragment } from '../dialects'
-import { columnValue, elementsOf, toComparable, toStorage } from './storage'
+import { columnValue, elementsOf, toComparable, toStorage } from '../dialects/storage'
 import { type Geometry, geometryToWkb } from '../schema/geometry-value'
 import type { ValueSlots } from './value-slots'
 

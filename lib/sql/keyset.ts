@@ -5,7 +5,7 @@
 import type { Knex } from 'knex'
 import type { SortNode } from '../query/query'
 import type { Dialect, SqlFragment } from '../dialects'
-import { fromStorage, toComparable } from './storage'
+import { fromStorage, toComparable } from '../dialects/storage'
 
 /** A sort node and the expression it orders by (see item-loader's `sortExpression`). */
 export interface SortTerm {

@@ -14,7 +14,6 @@ import type { Payload, PayloadValidator } from '../schema/payload-validator'
 import { both } from '../query/filter-node'
 import type { HookMeta, Item, PrimaryKey } from '../types'
 import type { Lifecycle } from './lifecycle'
-import { extended } from '../extended'
 import type { Planning } from './plan-write'
 import { PayloadChecks } from './payload-checks'
 import { NestedWrites } from './nested-writes'
@@ -298,7 +297,7 @@ export class ItemsWriter {
           early ??
           validateAll(
             await inOrder(changes, (change, index) =>
-              lifecycle.before(collection, 'beforeUpdate', change.data as Item, extended(this.meta(trx), { keys: [...keys[index]!] })),
+              lifecycle.before(collection, 'beforeUpdate', change.data as Item, { ...this.meta(trx), keys: [...keys[index]!] }),
             ),
           )
         const sets = payloads.map((payload, index): UpdateSet => ({ keys: keys[index]!, payload }))

@@ -4,11 +4,10 @@
 import { EventEmitter } from 'node:events'
 import { ConfigError, ItemsError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { currentRequest } from '../request-scope'
+import { currentRequest } from '../request-state'
 import { abandonedError } from '../execute/abandoned-work'
 import type { Collection, Schema } from '../schema/collection'
 import type { HookMeta, Hooks, ItemsEvent, ItemsEvents, Logger } from '../types'
-import { extended } from '../extended'
 
 const HOOK_NAMES: readonly (keyof Hooks)[] = [
   'beforeRead',
@@ -74,7 +73,7 @@ export class Lifecycle {
   ): Promise<ValueOf<N>> {
     const hook = this.hooks.get(collection)?.[name] as ((value: ValueOf<N>, meta: HookMeta) => unknown) | undefined
     if (!hook) return value
-    const changed = await this.bounded(collection, name, true, (signal) => hook(value, extended(meta, { signal }) as HookMeta))
+    const changed = await this.bounded(collection, name, true, (signal) => hook(value, { ...meta, signal } as HookMeta))
     return changed === undefined ? value : (changed as ValueOf<N>)
   }
 

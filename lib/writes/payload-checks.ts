@@ -15,8 +15,7 @@ import type { WriteAction } from '../types'
 import type { PayloadChecks as Checks } from './run-write-plan'
 
 /**
- * `{ ...below[n], ..., ...below[0], ...data }` without a spread after a spread, which takes V8's slow path and
- * gives each payload a hidden class of its own (see extended.ts). The client's object is copied by a spread,
+ * `{ ...below[n], ..., ...below[0], ...data }`, the client's keys winning. The client's object is copied by a spread,
  * which defines every key it has as its own (`__proto__` included); the layers below, nearest first, add only
  * the fields it lacks, by the schema's names.
  */

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import knexFactory, { type Knex } from 'knex'
 import { ConfigError } from '../../errors'
-import { currentRequest } from '../../request-scope'
+import { currentRequest } from '../../request-state'
 import type { ReaderError, ReaderReply, ReaderRequest, ReaderThreadData } from './sqlite-reader-protocol'
 
 /** Options of `sqliteReader`. */

@@ -1,4 +1,4 @@
-// The scope of a /versions request: the caller, and what the version handlers share. Versions hold whole
+// What a /versions request works with: the caller, and what the version handlers share. Versions hold whole
 // drafts of items, so only callers with full access to a collection (read and update allowed without limits)
 // see or manage its versions; to everyone else they do not exist.
 import type { Request, RequestHandler } from 'express'
@@ -23,7 +23,7 @@ export type MainItem = {
   readonly fields: readonly FieldNode[]
 } & ({ readonly item: PrimaryKey; readonly main: Item } | { readonly item: null; readonly main: null })
 
-export interface VersionsScope {
+export interface VersionsRequest {
   readonly caller: ItemsContext
   readonly versions: VersionsService
   readonly schema: Services['schema']
@@ -43,7 +43,7 @@ export interface VersionsScope {
   writer(collection: Collection): Promise<ItemsWriter>
 }
 
-export type VersionsHandler = Handler<VersionsScope>
+export type VersionsHandler = Handler<VersionsRequest>
 
 /** Largest id of the versions table's `increments` column on every database (PostgreSQL's `integer`). */
 const LARGEST_VERSION_ID = 2_147_483_647
@@ -55,7 +55,7 @@ function versionId(raw: unknown): number {
   return id
 }
 
-async function versionsScope(services: Services, req: Request): Promise<VersionsScope> {
+async function versionsRequest(services: Services, req: Request): Promise<VersionsRequest> {
   const { versions, repository } = services
   // Without its table the router serves no /versions route, to anyone: a 404 before the caller is resolved.
   if (!(await versions.table.available())) throw routeNotFound(req)
@@ -105,5 +105,5 @@ async function versionsScope(services: Services, req: Request): Promise<Versions
 
 /** A /versions route. */
 export function versionsRoute(services: Services, handler: VersionsHandler): RequestHandler {
-  return route((req) => versionsScope(services, req), handler)
+  return route((req) => versionsRequest(services, req), handler)
 }

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 
-export interface RequestScope {
+export interface RequestState {
   /** A UUID (hex and dashes): it is written into SQL comments, so it must never hold quotes, `*` or `?`. */
   readonly id: string
   /** Aborted when the client leaves before its response is sent, or when a hook times out. */
@@ -21,7 +21,7 @@ export interface RequestScope {
  * is made only when one is read, and the router's own listeners wait in a plain list. Most send only kept
  * statements, whose text carries no marker, so the id is made only when read too.
  */
-class Scope implements RequestScope {
+class State implements RequestState {
   private uuid: string | undefined
   private controller: AbortController | undefined
   private abortedWith: { readonly reason: unknown } | undefined
@@ -62,53 +62,53 @@ class Scope implements RequestScope {
  * whose key dies young, and V8 pays for such entries in each garbage collection, where properties cost nothing
  * measurable (bench: the KiB/req and CPU columns of every row).
  */
-export class ScopeSlot<T> {
+export class StateSlot<T> {
   private readonly key: symbol
 
   constructor(name: string) {
     this.key = Symbol(name)
   }
 
-  get(scope: RequestScope): T | undefined {
-    return (scope as unknown as Record<symbol, T | undefined>)[this.key]
+  get(state: RequestState): T | undefined {
+    return (state as unknown as Record<symbol, T | undefined>)[this.key]
   }
 
-  set(scope: RequestScope, value: T): void {
-    const carrier = scope as unknown as Record<symbol, T>
+  set(state: RequestState, value: T): void {
+    const carrier = state as unknown as Record<symbol, T>
     carrier[this.key] = value
   }
 }
 
-const storage = new AsyncLocalStorage<RequestScope>()
+const storage = new AsyncLocalStorage<RequestState>()
 
-/** The scope of the request whose work is running, or undefined outside the router's requests. */
-export function currentRequest(): RequestScope | undefined {
+/** The state of the request whose work is running, or undefined outside the router's requests. */
+export function currentRequest(): RequestState | undefined {
   return storage.getStore()
 }
 
-/** What a part of the router attaches to each request's scope (its statements' limits, reuse, connection). */
-export type ScopeSetup = (req: Request, scope: RequestScope) => void
+/** What a part of the router attaches to each request's state (its statements' limits, reuse, connection). */
+export type StateSetup = (req: Request, state: RequestState) => void
 
 /**
- * Runs the rest of the request inside its scope, once each setup has attached its part. Mounted after the body
- * parser: the body arrives through socket events, which would run outside the scope, while everything after it
+ * Runs the rest of the request inside its state, once each setup has attached its part. Mounted after the body
+ * parser: the body arrives through socket events, which would run outside the state, while everything after it
  * runs in promises, which keep it. One middleware for all the setups: every layer costs each request a match.
  */
-export function requestScope(setups: readonly ScopeSetup[]): RequestHandler {
+export function requestState(setups: readonly StateSetup[]): RequestHandler {
   return (req, res, next) => {
-    const scope = new Scope()
-    for (const setup of setups) setup(req, scope)
+    const state = new State()
+    for (const setup of setups) setup(req, state)
     // `close` before `finish`: the client went away, so nobody waits for the work still running.
     res.on('close', () => {
-      if (!res.writableFinished) scope.abort(new Error('The client closed the connection'))
+      if (!res.writableFinished) state.abort(new Error('The client closed the connection'))
     })
-    storage.run(scope, next)
+    storage.run(state, next)
   }
 }
 
-/** Runs `work` in a scope of its own, for work no HTTP request carries (a realtime message or delivery). */
-export function runInScope<T>(prepare: (scope: RequestScope) => void, work: () => Promise<T>): Promise<T> {
-  const scope = new Scope()
-  prepare(scope)
-  return storage.run(scope, work)
+/** Runs `work` in a state of its own, for work no HTTP request carries (a realtime message or delivery). */
+export function runInState<T>(prepare: (state: RequestState) => void, work: () => Promise<T>): Promise<T> {
+  const state = new State()
+  prepare(state)
+  return storage.run(state, work)
 }

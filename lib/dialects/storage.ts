@@ -1,8 +1,7 @@
 // Converts canonical API values to bound parameters, and selects columns so they read back canonically.
 import type { Knex } from 'knex'
 import type { Field } from '../schema/collection'
-import type { Dialect, SqlFragment } from '../dialects'
-import type { ArraySupport } from '../dialects/dialect'
+import type { Dialect, SqlFragment, ArraySupport } from './dialect'
 import { type Geometry, geometryToStorage } from '../schema/geometry-value'
 
 /** The SQL of a field holding several values (a PostgreSQL array, a MySQL SET), or null for a scalar field. */

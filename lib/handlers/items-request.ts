@@ -1,4 +1,4 @@
-// The scope of an /items request: its collection and caller (context, access), the shared parser through the
+// What an /items request works with: its collection and caller (context, access), the shared parser through the
 // caller's view, the body reader and the caller's writer.
 import type { Request, RequestHandler, Response } from 'express'
 import { CallerAccess, hasFullAccess } from '../access/caller-access'
@@ -20,10 +20,9 @@ import { idempotent, type Answer } from './idempotent'
 import { readBody, resolveCaller, routeNotFound } from './request'
 import { route, type Handler } from './route'
 import { writerFor, type Services } from './services'
-import { extended } from '../extended'
 import type { ExportSetup } from './export-setup'
 
-export interface ItemsScope {
+export interface ItemsRequest {
   readonly collection: Collection
   readonly repository: ItemsRepository
   readonly versions: VersionsService
@@ -41,7 +40,7 @@ export interface ItemsScope {
   query(): Promise<Query>
   /** 403 `FORBIDDEN` unless the caller may read the collection. */
   assertReadable(): void
-  /** Whether the caller may manage the collection's content versions (see versions-scope.ts). */
+  /** Whether the caller may manage the collection's content versions (see versions-request.ts). */
   mayManageVersions(): Promise<boolean>
   /**
    * The written items as the caller may read them, shaped by the request's `fields`: from the row a one-statement
@@ -70,16 +69,16 @@ export interface ItemsScope {
   ): Promise<void>
 }
 
-export type ItemsHandler = Handler<ItemsScope>
+export type ItemsHandler = Handler<ItemsRequest>
 
-async function itemsScope(services: Services, req: Request): Promise<ItemsScope> {
+async function itemsRequest(services: Services, req: Request): Promise<ItemsRequest> {
   const collection = services.schema.collections.get(String(req.params.collection))
   if (!collection) throw routeNotFound(req)
   // Awaited only when pending: see is-promise-like.ts.
   const resolved = CallerAccess.forCaller(services.access, collection, resolveCaller(services.context, req))
   const access = resolved instanceof CallerAccess ? resolved : await resolved
   // Made when something is parsed: a request whose query was parsed before needs none of it.
-  const parser = (): ParserOptions => extended(services.parser, { schema: access.view, variables: access.variables })
+  const parser = (): ParserOptions => ({ ...services.parser, schema: access.view, variables: access.variables })
   let parsed: Promise<Query> | undefined
   const parse = async (): Promise<Query> => {
     const inUrl = readQueryString(req.url, services.queryString)
@@ -131,7 +130,7 @@ async function itemsScope(services: Services, req: Request): Promise<ItemsScope>
 /** An /items route: `pick` chooses the handler by collection (singletons are served differently). */
 export function itemsRoute(services: Services, pick: (collection: Collection) => ItemsHandler): RequestHandler {
   return route(
-    (req) => itemsScope(services, req),
-    (req, res, scope) => pick(scope.collection)(req, res, scope),
+    (req) => itemsRequest(services, req),
+    (req, res, request) => pick(request.collection)(req, res, request),
   )
 }
