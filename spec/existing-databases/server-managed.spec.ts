@@ -141,7 +141,7 @@ describe('server-managed field options', () => {
     [{ tags: { type: 'array', elementType: 'string' } }, 'array fields need PostgreSQL'],
     [{ tags: { type: 'array' } }, 'an array field needs an elementType'],
     [{ at: { type: 'time', storage: 'epochMs' } }, 'storage applies to date, dateTime and timestamp fields'],
-    [{ mood: { type: 'integer', enum: ['a'] } }, 'enum applies to string and text fields'],
+    [{ mood: { type: 'integer', enum: ['a'] } }, 'enum applies to string, text and set fields'],
     [{ parent: { type: 'integer', onDelete: 'cascade' } }, 'onDelete applies to fields with references'],
   ])('refuses %j at creation', (fields, message) => {
     expect(router(fields)).toThrow(library.ConfigError)
