@@ -1,6 +1,7 @@
 // Parses ?aggregate, ?groupBy and, with groupBy, ?sort (`-count.id`, a group field) into an AggregateQuery.
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { isOrderable } from './orderable'
 import type { SchemaView } from './schema-view'
 import type { TypeFamily } from '../schema/field-types'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
@@ -64,14 +65,7 @@ function parseGroupBy(raw: unknown, collection: Collection, schema: SchemaView):
     }
     const member = schema.member(collection, name)
     if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
-    if (
-      member.kind !== 'field' ||
-      member.type === 'json' ||
-      member.spec.family === 'array' ||
-      member.type === 'binary' ||
-      member.type === 'geometry'
-    )
-      throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
+    if (!isOrderable(member)) throw new InvalidQueryError(`"groupBy" cannot group by "${name}"`)
     return { output: name, field: member }
   })
 }

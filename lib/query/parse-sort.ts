@@ -1,6 +1,7 @@
 // Parses ?sort (`-rating,author.name` or `sort[]=...`) and appends the primary key as the final tiebreaker.
 import { InvalidQueryError } from '../errors'
 import type { Collection } from '../schema/collection'
+import { isOrderable } from './orderable'
 import type { SchemaView } from './schema-view'
 import { parseList } from './parse-list'
 import { isFunctionCall, parseFunction } from './parse-function'
@@ -20,13 +21,7 @@ function resolvePath(entry: string, collection: Collection, schema: SchemaView):
     const member = schema.member(current, name)
     if (!member) throw new InvalidQueryError(`Cannot sort by "${entry}": no field "${name}" in collection "${current.name}"`)
     if (index === segments.length - 1) {
-      if (
-        member.kind !== 'field' ||
-        member.type === 'json' ||
-        member.spec.family === 'array' ||
-        member.type === 'binary' ||
-        member.type === 'geometry'
-      ) {
+      if (!isOrderable(member)) {
         throw new InvalidQueryError(`Cannot sort by "${entry}": only scalar fields can be sorted`)
       }
       return { field: member, path }
