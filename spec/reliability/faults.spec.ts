@@ -10,7 +10,7 @@ import { createIdempotencyTable } from '../../lib'
 import { knexConfig } from '../support/databases'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
-import { TcpProxy } from '../support/tcp-proxy'
+import { serverAddress, TcpProxy } from '../support/tcp-proxy'
 
 /** Short enough for a quick spec; the README gives production values. */
 const TIMEOUTS: Timeouts = { connectMs: 500, acquireMs: 1_500, queryMs: 1_500, idleMs: 1_000 }
@@ -33,16 +33,6 @@ function proxiedKnex(ctx: DialectContext, port: number): Knex {
   })
 }
 
-function target(ctx: DialectContext): { host: string; port: number } {
-  const direct = knexConfig(ctx.name).connection
-  if (ctx.name === 'postgres') {
-    const url = new URL((direct as { connectionString: string }).connectionString)
-    return { host: url.hostname, port: Number(url.port || 5432) }
-  }
-  const { host, port } = direct as Knex.MySql2ConnectionConfig
-  return { host: host ?? '127.0.0.1', port: port ?? 3306 }
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 forEachDialect((ctx) => {
@@ -55,7 +45,7 @@ forEachDialect((ctx) => {
   let app: Express
 
   beforeAll(async () => {
-    proxy = await TcpProxy.start(target(ctx))
+    proxy = await TcpProxy.start(serverAddress(ctx))
     proxied = proxiedKnex(ctx, proxy.port)
     await createIdempotencyTable(ctx.knex)
     app = createApp(proxied)

@@ -8,7 +8,7 @@ import type { Express } from 'express'
 import { knexConfig } from '../support/databases'
 import { createApp } from '../support/app'
 import { forEachDialect, type DialectContext } from '../support/dialects'
-import { TcpProxy } from '../support/tcp-proxy'
+import { serverAddress, TcpProxy } from '../support/tcp-proxy'
 
 /** The router's default `statementTimeout`. */
 const STATEMENT_TIMEOUT_MS = 30_000
@@ -24,16 +24,6 @@ const SHORT_PARTITION_MS = 3_000
 const QUIET = { log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined } }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-function target(ctx: DialectContext): { host: string; port: number } {
-  const direct = knexConfig(ctx.name).connection
-  if (ctx.name === 'postgres') {
-    const url = new URL((direct as { connectionString: string }).connectionString)
-    return { host: url.hostname, port: Number(url.port || 5432) }
-  }
-  const { host, port } = direct as Knex.MySql2ConnectionConfig
-  return { host: host ?? '127.0.0.1', port: port ?? 3306 }
-}
 
 /** The plainest configuration a host writes: a client and where the database is, nothing else. */
 function plainKnex(ctx: DialectContext, port: number): Knex {
@@ -77,7 +67,7 @@ forEachDialect((ctx) => {
   let knex: Knex
   let app: Express
   beforeEach(async () => {
-    proxy = await TcpProxy.start(target(ctx))
+    proxy = await TcpProxy.start(serverAddress(ctx))
     knex = plainKnex(ctx, proxy.port)
     app = createApp(knex)
     const warm = await request(app).get('/api/items/authors?limit=2')

@@ -1,5 +1,19 @@
 // Test support: a TCP proxy between a knex pool and its database that specs can cut, blackhole or make deaf.
 import net from 'node:net'
+import type { Knex } from 'knex'
+import { knexConfig } from './databases'
+import type { DialectContext } from './dialects'
+
+/** Where the specs' PostgreSQL or MySQL server listens: what a proxy in front of it forwards to. */
+export function serverAddress(ctx: DialectContext): { host: string; port: number } {
+  const direct = knexConfig(ctx.name).connection
+  if (ctx.name === 'postgres') {
+    const url = new URL((direct as { connectionString: string }).connectionString)
+    return { host: url.hostname, port: Number(url.port || 5432) }
+  }
+  const { host, port } = direct as Knex.MySql2ConnectionConfig
+  return { host: host ?? '127.0.0.1', port: port ?? 3306 }
+}
 
 export type ProxyMode = 'pass' | 'down' | 'blackhole' | 'repliesLost'
 
