@@ -18,6 +18,8 @@ export interface LoadReport {
   readonly seconds: number
   readonly p50: number
   readonly failed: number
+  /** The number the next `{n}` becomes. */
+  readonly next: number
 }
 
 /** Requests sent by this process, for the URLs' `{n}`: runs never repeat a number. */
@@ -45,7 +47,7 @@ async function run(order: LoadOrder): Promise<LoadReport> {
   await Promise.all(Array.from({ length: order.concurrency }, worker))
   const seconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
-  return { requests: latencies.length, seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN, failed }
+  return { requests: latencies.length, seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN, failed, next: sent }
 }
 
 process.on('message', (order: LoadOrder) => {

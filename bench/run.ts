@@ -1,5 +1,6 @@
 // Benchmarks the router against the ceiling: for each request, a hand-written Express + knex handler answering the
-// same JSON (bench/hand-written.ts), in the same process and run, on each reachable database. The load comes from
+// same JSON (bench/hand-written.ts), in the same process and run, on each reachable database; and against the peer
+// a developer would pick instead, Feathers 5 over `@feathersjs/knex` (bench/feathers.ts), on the requests it serves. The load comes from
 // a child process (bench/load.ts), so that this process's CPU time is the server's alone; router and hand-written
 // runs alternate, round after round, so that a neighbour's load on the shared machine falls on both alike.
 // Each request is first sent untimed to both sides, so that the rounds time code the JIT has finished with.
@@ -20,6 +21,7 @@ import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 import { handWritten } from './hand-written'
+import { createScratchTable, scratchCollection, seedScratch, SCRATCH_TABLE, startFeathers } from './feathers'
 import type { Knex } from 'knex'
 import { isServerProbe } from '../spec/support/server-probes'
 import type { LoadOrder, LoadReport } from './load'
@@ -56,19 +58,31 @@ const nested = JSON.stringify({
   articles: Array.from({ length: 100 }, (_, i) => ({ title: `Nested ${i}`, topics: [{ topic: 1 + (i % 4) }, { topic: 5 + (i % 4) }] })),
 })
 
+/** What the router is measured against: the hand-written handlers, or Feathers. */
+type Peer = 'hand' | 'Feathers'
+
 interface Pair {
   readonly name: string
   readonly method: string
-  /** The router's URL and the hand-written handler's, below the mount points. */
+  /** The hand-written handlers unless given. */
+  readonly peer?: Peer
+  /** The router's URL and the peer's, below the mount points. */
   readonly router: string
   readonly hand: string
   readonly body?: string
   /** The least ratio (hand-written CPU per request ÷ router's) issue 13 asks for. */
   readonly goal: number
   readonly concurrency?: number
-  /** How the two answers must agree: the same JSON, the same without keys the database assigns, or the same length. */
-  readonly compare: 'equal' | 'without ids' | 'length'
+  /**
+   * How the two answers must agree: the same JSON, the same without keys the database assigns, the same length, or
+   * (a remove) both answered and the rows are gone. A peer that answers bare JSON is compared with the router's
+   * `data`.
+   */
+  readonly compare: 'equal' | 'without ids' | 'length' | 'deleted'
 }
+
+/** Feathers' `$select` of the given columns, as a query string. */
+const select = (...columns: string[]): string => columns.map((column) => `$select[]=${column}`).join('&')
 
 const ALL_PAIRS: readonly Pair[] = [
   {
@@ -144,11 +158,61 @@ const ALL_PAIRS: readonly Pair[] = [
     concurrency: 2,
     compare: 'without ids',
   },
+  // Against Feathers, the shapes it serves. Its list has no tie-break of its own and sorts nulls as each database
+  // does, so both sides sort by the key after the rating and leave out the unrated.
+  {
+    name: 'list 25, filter + sort + select',
+    peer: 'Feathers',
+    method: 'GET',
+    router: '/items/articles?filter[status][_eq]=published&filter[rating][_gte]=1&sort=-rating,id&limit=25&fields=id,title,rating',
+    hand: `/articles?status=published&rating[$gte]=1&$sort[rating]=-1&$sort[id]=1&$limit=25&${select('id', 'title', 'rating')}`,
+    goal: 1,
+    compare: 'equal',
+  },
+  {
+    name: 'one item by key, six columns',
+    peer: 'Feathers',
+    method: 'GET',
+    router: '/items/articles/1?fields=id,title,status,rating,author,parent',
+    hand: `/articles/1?${select('id', 'title', 'status', 'rating', 'author', 'parent')}`,
+    goal: 1.1,
+    compare: 'equal',
+  },
+  {
+    name: 'create one',
+    peer: 'Feathers',
+    method: 'POST',
+    router: '/items/articles?fields=id,title,status,rating',
+    hand: `/articles?${select('id', 'title', 'status', 'rating')}`,
+    body: JSON.stringify({ title: 'Benchmarked', status: 'published', rating: 3 }),
+    goal: 1,
+    compare: 'without ids',
+  },
+  {
+    name: 'update one',
+    peer: 'Feathers',
+    method: 'PATCH',
+    router: '/items/articles/42?fields=id,title,rating',
+    hand: `/articles/42?${select('id', 'title', 'rating')}`,
+    body: JSON.stringify({ rating: 4 }),
+    goal: 1,
+    compare: 'equal',
+  },
+  {
+    // Each request removes a row of its own: `{n}` is new to each, and the rows are added before each run.
+    name: 'delete one',
+    peer: 'Feathers',
+    method: 'DELETE',
+    router: `/items/${SCRATCH_TABLE}/{n}`,
+    hand: `/${SCRATCH_TABLE}/{n}`,
+    goal: 1,
+    compare: 'deleted',
+  },
 ]
 
 /** BENCH_ONLY=list,update narrows the run to the requests whose names hold one of the words. */
 const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim())
-const PAIRS = ALL_PAIRS.filter((pair) => !only || only.some((word) => pair.name.includes(word)))
+const PAIRS = ALL_PAIRS.filter((pair) => !only || only.some((word) => pair.name.includes(word) || (pair.peer ?? 'hand') === word))
 
 /** What one side did over every round of one request. */
 interface Side {
@@ -189,11 +253,13 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 class LoadGenerator {
   private readonly child: ChildProcess = fork(path.join(__dirname, 'load.ts'), { stdio: 'inherit' })
+  /** The number the next request's `{n}` becomes. */
+  next = 0
 
   run(order: LoadOrder): Promise<LoadReport> {
     return new Promise((resolve, reject) => {
       this.child.once('message', (report: LoadReport | { error: string }) =>
-        'error' in report ? reject(new Error(report.error)) : resolve(report),
+        'error' in report ? reject(new Error(report.error)) : resolve(((this.next = report.next), report)),
       )
       this.child.send(order)
     })
@@ -209,11 +275,15 @@ async function answer(url: string, pair: Pair): Promise<unknown> {
   const response = await fetch(url, { method: pair.method, headers, body: pair.body })
   const text = await response.text()
   if (!response.ok) throw new Error(`${pair.name}: ${url} answered ${response.status} ${text}`)
-  return JSON.parse(text)
+  return text === '' ? null : JSON.parse(text)
 }
 
-function comparable(body: unknown, compare: Pair['compare']): string {
-  const data = (body as { data: unknown }).data
+/** Keys no `{n}` of a run reaches: the rows the check of a remove removes. */
+const CHECKED_REMOVES = { router: 1_900_000_001, hand: 1_900_000_002 }
+
+function comparable(body: unknown, compare: Pair['compare'], enveloped: boolean): string {
+  if (compare === 'deleted') return 'removed'
+  const data = enveloped ? (body as { data: unknown }).data : body
   if (compare === 'length') return String((data as unknown[]).length)
   if (compare === 'equal') return JSON.stringify(data)
   return JSON.stringify(data, (key, value: unknown) => (key === 'id' ? undefined : value))
@@ -224,23 +294,54 @@ function comparable(body: unknown, compare: Pair['compare']): string {
  * Sends one request to each side, checks that they answer alike, and counts the SQL statements each sent (nothing
  * else runs meanwhile; the router's one question about the server, asked once, is left out).
  */
-async function checkSameAnswer(base: string, pair: Pair, knex: Knex): Promise<Statements> {
+async function checkSameAnswer(urls: Urls, pair: Pair, knex: Knex): Promise<Statements> {
+  const removes = pair.compare === 'deleted'
+  if (removes) await seedScratch(knex, CHECKED_REMOVES.router, CHECKED_REMOVES.hand + 1)
   let statements = 0
   const listener = (query: { sql: string }): void => {
     if (!isServerProbe(query.sql)) statements += 1
   }
   knex.on('query', listener)
   try {
-    const router = comparable(await answer(`${base}/api${pair.router}`, pair), pair.compare)
+    const router = comparable(await answer(urls.router.replace('{n}', String(CHECKED_REMOVES.router)), pair), pair.compare, true)
     const routerStatements = statements
     statements = 0
-    const hand = comparable(await answer(`${base}/hand${pair.hand}`, pair), pair.compare)
+    const handAnswer = await answer(urls.hand.replace('{n}', String(CHECKED_REMOVES.hand)), pair)
+    const hand = comparable(handAnswer, pair.compare, pair.peer === undefined)
     if (router !== hand) throw new Error(`${pair.name}: the answers differ\nrouter: ${router.slice(0, 600)}\nhand:   ${hand.slice(0, 600)}`)
-    return { router: routerStatements, hand: statements }
+    const handStatements = statements
+    if (removes && (await knex(SCRATCH_TABLE).whereIn('id', Object.values(CHECKED_REMOVES))).length > 0) {
+      throw new Error(`${pair.name}: a removed row is still there`)
+    }
+    return { router: routerStatements, hand: handStatements }
   } finally {
     knex.off('query', listener)
   }
 }
+
+/** The router's URL of a request and its peer's, with the servers' bases. */
+interface Urls {
+  readonly router: string
+  readonly hand: string
+}
+
+/** A bound on the requests one load run sends: the rows a run of removes must find. */
+const MOST_PER_SECOND = 20_000
+
+/**
+ * Before a load run of removes, adds the rows its `{n}` can reach (outside the timing: a run's CPU time is taken
+ * inside `timed`). Others need nothing.
+ */
+function preparer(knex: Knex, load: LoadGenerator): (pair: Pair, order: LoadOrder) => Promise<void> {
+  let seededTo = 0
+  return async (pair, order) => {
+    if (pair.compare !== 'deleted') return
+    const to = load.next + (order.requests ?? Math.ceil((order.ms / 1000) * MOST_PER_SECOND)) + 1
+    await seedScratch(knex, Math.max(seededTo, load.next), to)
+    seededTo = Math.max(seededTo, to)
+  }
+}
+type Prepare = ReturnType<typeof preparer>
 
 /** BENCH_PROFILE=dir: a CPU profile of each timed run (no start-up or seeding). */
 const PROFILE_DIR = process.env.BENCH_PROFILE
@@ -265,15 +366,11 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function timed(load: LoadGenerator, url: string, pair: Pair, side: Side): Promise<void> {
+async function timed(load: LoadGenerator, prepare: Prepare, url: string, pair: Pair, side: Side): Promise<void> {
+  const order = { url, method: pair.method, body: pair.body, ms: RUN_MS, concurrency: pair.concurrency ?? CONCURRENCY }
+  await prepare(pair, order)
   const cpu = process.cpuUsage()
-  const report = await load.run({
-    url,
-    method: pair.method,
-    body: pair.body,
-    ms: RUN_MS,
-    concurrency: pair.concurrency ?? CONCURRENCY,
-  })
+  const report = await load.run(order)
   const used = process.cpuUsage(cpu)
   side.requests += report.requests
   side.seconds += report.seconds
@@ -304,14 +401,16 @@ const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve
  * Unlike CPU time, it hardly moves with the machine's load: a check of "allocates no more than its answer needs"
  * that a shared machine cannot blur. Null when every sample met a collection.
  */
-async function allocatedPerRequest(load: LoadGenerator, url: string, pair: Pair): Promise<number | null> {
+async function allocatedPerRequest(load: LoadGenerator, prepare: Prepare, url: string, pair: Pair): Promise<number | null> {
   for (const requests of ALLOCATION_REQUESTS) {
     const samples: number[] = []
     for (let sample = 0; sample < ALLOCATION_SAMPLES; sample++) {
+      const order = { url, method: pair.method, body: pair.body, ms: 0, concurrency: 1, requests }
+      await prepare(pair, order)
       global.gc?.()
       await settled()
       const before = { heap: process.memoryUsage().heapUsed, collections: collectionsRun }
-      await load.run({ url, method: pair.method, body: pair.body, ms: 0, concurrency: 1, requests })
+      await load.run(order)
       const heap = process.memoryUsage().heapUsed
       await settled()
       if (collectionsRun === before.collections) samples.push((heap - before.heap) / requests)
@@ -330,6 +429,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     return [`### ${name}`, '', `skipped: ${unreachable}`, '']
   }
   const knex = await openFixtures(name)
+  await createScratchTable(knex)
   const app = express()
   // BENCH_PREPARED=0 / 1 sets the router's preparedStatements; unset, each dialect's default.
   const prepared = process.env.BENCH_PREPARED
@@ -338,7 +438,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     createItemsRouter({
       knex,
       defaultAccess: true,
-      collections,
+      collections: { ...collections, [SCRATCH_TABLE]: scratchCollection },
       ...(prepared === undefined ? {} : { preparedStatements: prepared === '1' }),
     }),
   )
@@ -346,6 +446,12 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const peer = await startFeathers(knex)
+  const urlsOf = (pair: Pair): Urls => ({
+    router: `${base}/api${pair.router}`,
+    hand: pair.peer === 'Feathers' ? `${peer.base}${pair.hand}` : `${base}/hand${pair.hand}`,
+  })
+  const prepare = preparer(knex, load)
 
   const rows: Row[] = []
   const statements = new Map<Pair, Statements>()
@@ -354,9 +460,9 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   // caches: on MySQL about 7 MiB for the pool, whatever the number of rounds). Reads only: warming the writes
   // under load would grow the tables that the reads are then timed on.
   for (const pair of PAIRS) {
-    statements.set(pair, await checkSameAnswer(base, pair, knex))
+    statements.set(pair, await checkSameAnswer(urlsOf(pair), pair, knex))
     if (pair.method !== 'GET') continue
-    for (const url of [`${base}/api${pair.router}`, `${base}/hand${pair.hand}`]) {
+    for (const url of Object.values(urlsOf(pair))) {
       await load.run({ url, method: pair.method, ms: WARM_MS, concurrency: pair.concurrency ?? CONCURRENCY })
     }
   }
@@ -366,67 +472,83 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     const timedRow = { pair, router: emptySide(), hand: emptySide() }
     // Here rather than before the baseline for the writes too: by now the reads are timed, so the rows a create
     // adds no longer matter.
-    for (const url of [`${base}/api${pair.router}`, `${base}/hand${pair.hand}`]) {
-      await load.run({ url, method: pair.method, body: pair.body, ms: SETTLE_MS, concurrency: pair.concurrency ?? CONCURRENCY })
+    const urls = urlsOf(pair)
+    for (const url of [urls.router, urls.hand]) {
+      const order = { url, method: pair.method, body: pair.body, ms: SETTLE_MS, concurrency: pair.concurrency ?? CONCURRENCY }
+      await prepare(pair, order)
+      await load.run(order)
     }
     for (let round = 0; round < ROUNDS; round += 1) {
       const sides: Array<[string, Side]> = [
-        [`${base}/api${pair.router}`, timedRow.router],
-        [`${base}/hand${pair.hand}`, timedRow.hand],
+        [urls.router, timedRow.router],
+        [urls.hand, timedRow.hand],
       ]
       if (round % 2 === 1) sides.reverse()
       for (const [url, side] of sides) {
         const which = side === timedRow.router ? 'router' : 'hand'
-        await profiled(`${name}-${pair.name}-${round}-${which}`, () => timed(load, url, pair, side))
+        await profiled(`${name}-${pair.name}-${round}-${which}`, () => timed(load, prepare, url, pair, side))
       }
     }
     // Right after the timed runs, on the tables they ran on: the writes that follow grow them (the batch by
     // thousands of rows), and sampled after the batch runs, MySQL's list allocated twice as much on both sides.
     const allocated = {
-      router: await allocatedPerRequest(load, `${base}/api${pair.router}`, pair),
-      hand: await allocatedPerRequest(load, `${base}/hand${pair.hand}`, pair),
+      router: await allocatedPerRequest(load, prepare, urls.router, pair),
+      hand: await allocatedPerRequest(load, prepare, urls.hand, pair),
     }
     rows.push({ ...timedRow, allocated, statements: statements.get(pair)! })
-    console.log(`${name.padEnd(9)} ${pair.name.padEnd(40)} ${cpuRatio(timedRow).toFixed(2)} (rounds ${roundRatios(timedRow)})`)
+    console.log(
+      `${name.padEnd(9)} ${(pair.peer ?? 'hand').padEnd(8)} ${pair.name.padEnd(40)} ${cpuRatio(timedRow).toFixed(2)} (rounds ${roundRatios(timedRow)})`,
+    )
   }
   // The allocation samples' garbage is gone after a full collection; they keep nothing the timed runs did not.
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
   server.close()
+  peer.close()
   // An in-memory SQLite database goes with its connection. Dropping it table by table would check every deleted
   // article against the comments referencing it (foreign_keys is on, no index on the key): after the batch runs
   // added their rows, minutes of synchronous work.
   if (name !== 'sqlite') await dropTables(knex)
   await knex.destroy()
 
+  const table = (peer: Peer): string[] => {
+    const label = peer === 'hand' ? 'hand' : peer
+    const ofPeer = rows.filter((row) => (row.pair.peer ?? 'hand') === peer)
+    if (ofPeer.length === 0) return []
+    return [
+      ...(peer === 'hand' ? [] : [`Against ${peer} (ratios: ${peer}'s CPU per request over the router's):`, '']),
+      `| request | router req/s | ${label} req/s | router CPU ms/req | ${label} CPU ms/req | ratio (CPU) | rounds (CPU) | ratio (req/s) | goal | router p50 ms | ${label} p50 ms | router KiB/req | ${label} KiB/req | router statements | ${label} statements |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...ofPeer.map((row) => {
+        const ratio = cpuRatio(row)
+        const failed = row.router.failed + row.hand.failed
+        const cells = [
+          `${row.pair.name}${failed > 0 ? ` (${failed} failed)` : ''}`,
+          perSecond(row.router).toFixed(0),
+          perSecond(row.hand).toFixed(0),
+          cpuPerRequest(row.router).toFixed(3),
+          cpuPerRequest(row.hand).toFixed(3),
+          `${ratio.toFixed(2)}${ratio >= row.pair.goal ? '' : ' ✗'}`,
+          roundRatios(row),
+          (perSecond(row.router) / perSecond(row.hand)).toFixed(2),
+          `≥ ${row.pair.goal}`,
+          median(row.router.p50s).toFixed(2),
+          median(row.hand.p50s).toFixed(2),
+          kib(row.allocated.router),
+          kib(row.allocated.hand),
+          String(row.statements.router),
+          String(row.statements.hand),
+        ]
+        return `| ${cells.join(' | ')} |`
+      }),
+      '',
+    ]
+  }
   const lines = [
     `### ${name}`,
     '',
-    '| request | router req/s | hand req/s | router CPU ms/req | hand CPU ms/req | ratio (CPU) | rounds (CPU) | ratio (req/s) | goal | router p50 ms | hand p50 ms | router KiB/req | hand KiB/req | router statements | hand statements |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => {
-      const ratio = cpuRatio(row)
-      const failed = row.router.failed + row.hand.failed
-      const cells = [
-        `${row.pair.name}${failed > 0 ? ` (${failed} failed)` : ''}`,
-        perSecond(row.router).toFixed(0),
-        perSecond(row.hand).toFixed(0),
-        cpuPerRequest(row.router).toFixed(3),
-        cpuPerRequest(row.hand).toFixed(3),
-        `${ratio.toFixed(2)}${ratio >= row.pair.goal ? '' : ' ✗'}`,
-        roundRatios(row),
-        (perSecond(row.router) / perSecond(row.hand)).toFixed(2),
-        `≥ ${row.pair.goal}`,
-        median(row.router.p50s).toFixed(2),
-        median(row.hand.p50s).toFixed(2),
-        kib(row.allocated.router),
-        kib(row.allocated.hand),
-        String(row.statements.router),
-        String(row.statements.hand),
-      ]
-      return `| ${cells.join(' | ')} |`
-    }),
-    '',
+    ...table('hand'),
+    ...table('Feathers'),
     `Heap after a full collection: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before the timed runs, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after (${(((heapAfter - heapBefore) / heapBefore) * 100).toFixed(1)} %).`,
     '',
   ]
