@@ -21,6 +21,7 @@ import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
 import { handWritten } from './hand-written'
+import { cpuPerRequest as fixedCpuPerRequest, fixedCost, measure, mountFloor, ONE_ITEM, type SideCost } from './fixed-cost'
 import { createScratchTable, scratchCollection, seedScratch, SCRATCH_TABLE, startFeathers } from './feathers'
 import type { Knex } from 'knex'
 import { isServerProbe } from '../spec/support/server-probes'
@@ -422,6 +423,33 @@ async function allocatedPerRequest(load: LoadGenerator, prepare: Prepare, url: s
 
 const kib = (bytes: number | null): string => (bytes === null ? '—' : (bytes / 1024).toFixed(1))
 
+/** The fixed-cost row runs unless BENCH_ONLY leaves it out (BENCH_ONLY=fixed runs it alone). */
+const FIXED_COST = !only || only.includes('fixed')
+const FIXED_GOAL = 2
+
+/**
+ * The fixed cost of a request (bench/fixed-cost.ts): a one-item read's CPU time less its driver's, against Express
+ * answering the same bytes from memory, in profiled rounds that alternate. Mounted after the pairs' runs, on the
+ * same app, so that the floor's route is the app's last.
+ */
+async function measureFixedCost(app: express.Express, base: string, load: LoadGenerator): Promise<{ router: SideCost; floor: SideCost }> {
+  await mountFloor(app, `${base}/api${ONE_ITEM}`)
+  return measure(load, { router: `${base}/api${ONE_ITEM}`, floor: `${base}/floor` }, { rounds: ROUNDS / 2, ms: RUN_MS * 2 })
+}
+
+function fixedCostRow({ router, floor }: { router: SideCost; floor: SideCost }): string[] {
+  const ratio = fixedCost(router) / fixedCpuPerRequest(floor)
+  const us = (ms: number): string => (ms * 1000).toFixed(0)
+  return [
+    `Fixed cost of a request (\`GET ${ONE_ITEM}\`, its SQL driver's time left out; see bench/FIXED-COST.md):`,
+    '',
+    '| row | router CPU µs/req | SQL (driver) µs/req | fixed cost µs/req | Express floor µs/req | fixed cost ÷ floor | goal |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    `| fixed cost | ${us(fixedCpuPerRequest(router))} | ${us(fixedCpuPerRequest(router) - fixedCost(router))} | ${us(fixedCost(router))} | ${us(fixedCpuPerRequest(floor))} | ${ratio.toFixed(2)}${ratio <= FIXED_GOAL ? '' : ' ✗'} | ≤ ${FIXED_GOAL} |`,
+    '',
+  ]
+}
+
 async function benchDialect(name: DialectName, load: LoadGenerator): Promise<string[]> {
   const unreachable = await probe(name)
   if (unreachable) {
@@ -500,6 +528,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
       `${name.padEnd(9)} ${(pair.peer ?? 'hand').padEnd(8)} ${pair.name.padEnd(40)} ${cpuRatio(timedRow).toFixed(2)} (rounds ${roundRatios(timedRow)})`,
     )
   }
+  const fixed = FIXED_COST ? await measureFixedCost(app, base, load) : null
   // The allocation samples' garbage is gone after a full collection; they keep nothing the timed runs did not.
   global.gc?.()
   const heapAfter = process.memoryUsage().heapUsed
@@ -549,6 +578,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     '',
     ...table('hand'),
     ...table('Feathers'),
+    ...(fixed === null ? [] : fixedCostRow(fixed)),
     `Heap after a full collection: ${(heapBefore / 2 ** 20).toFixed(1)} MiB before the timed runs, ${(heapAfter / 2 ** 20).toFixed(1)} MiB after (${(((heapAfter - heapBefore) / heapBefore) * 100).toFixed(1)} %).`,
     '',
   ]
