@@ -87,6 +87,19 @@ export interface EtagRead {
  * as `etagOf`'s either way.
  */
 export function etagRead(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): EtagRead {
+  // A parsed query is kept and shared by the requests that repeat it (query-cache.ts), its fields with it: their
+  // one-item reads split alike, so the split is worked out once per fields list, view and collection.
+  const kept = etagReads.get(fields)
+  if (kept !== undefined && kept.view === view && kept.collection === collection) return kept.read
+  const read = splitRead(view, collection, fields)
+  etagReads.set(fields, { view, collection, read })
+  return read
+}
+
+/** The last split of each fields list (see etagRead); a list goes with the parsed query that holds it. */
+const etagReads = new WeakMap<readonly FieldNode[], { view: SchemaView; collection: Collection; read: EtagRead }>()
+
+function splitRead(view: SchemaView, collection: Collection, fields: readonly FieldNode[]): EtagRead {
   const tagged = taggedFields(view, collection)
   const hidden = taggedFields(view, collection, ETAG_OUTPUT)
   const answered = tagged.map((node) =>

@@ -85,7 +85,9 @@ export function jsonBodyParser(config: Pick<RouterConfig, 'bodyLimit' | 'maxJson
   const limit = limitBytes(config.bodyLimit)
   let warned = false
   return (req, res, next) => {
-    if (!isJsonBody(req) || !readBefore(req)) return parse(req, res, next)
+    // No JSON body (every GET): body-parser would only find that out again, through the same test and more.
+    if (!isJsonBody(req)) return next()
+    if (!readBefore(req)) return parse(req, res, next)
     if (!warned) {
       warned = true
       logger.warn(
