@@ -121,6 +121,27 @@ const ALL_PAIRS: readonly Pair[] = [
     goal: 0.85,
     compare: 'equal',
   },
+  // Against Feathers, the shapes it serves, its reads before any write grows the tables (the creates below add
+  // thousands of published articles). Its list has no tie-break of its own and sorts nulls as each database does,
+  // so both sides sort by the key after the rating and leave out the unrated.
+  {
+    name: 'list 25, filter + sort + select',
+    peer: 'Feathers',
+    method: 'GET',
+    router: '/items/articles?filter[status][_eq]=published&filter[rating][_gte]=1&sort=-rating,id&limit=25&fields=id,title,rating',
+    hand: `/articles?status=published&rating[$gte]=1&$sort[rating]=-1&$sort[id]=1&$limit=25&${select('id', 'title', 'rating')}`,
+    goal: 1,
+    compare: 'equal',
+  },
+  {
+    name: 'one item by key, six columns',
+    peer: 'Feathers',
+    method: 'GET',
+    router: '/items/articles/1?fields=id,title,status,rating,author,parent',
+    hand: `/articles/1?${select('id', 'title', 'status', 'rating', 'author', 'parent')}`,
+    goal: 1.1,
+    compare: 'equal',
+  },
   {
     name: 'create one',
     method: 'POST',
@@ -158,26 +179,6 @@ const ALL_PAIRS: readonly Pair[] = [
     goal: 0.5,
     concurrency: 2,
     compare: 'without ids',
-  },
-  // Against Feathers, the shapes it serves. Its list has no tie-break of its own and sorts nulls as each database
-  // does, so both sides sort by the key after the rating and leave out the unrated.
-  {
-    name: 'list 25, filter + sort + select',
-    peer: 'Feathers',
-    method: 'GET',
-    router: '/items/articles?filter[status][_eq]=published&filter[rating][_gte]=1&sort=-rating,id&limit=25&fields=id,title,rating',
-    hand: `/articles?status=published&rating[$gte]=1&$sort[rating]=-1&$sort[id]=1&$limit=25&${select('id', 'title', 'rating')}`,
-    goal: 1,
-    compare: 'equal',
-  },
-  {
-    name: 'one item by key, six columns',
-    peer: 'Feathers',
-    method: 'GET',
-    router: '/items/articles/1?fields=id,title,status,rating,author,parent',
-    hand: `/articles/1?${select('id', 'title', 'status', 'rating', 'author', 'parent')}`,
-    goal: 1.1,
-    compare: 'equal',
   },
   {
     name: 'create one',
