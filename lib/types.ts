@@ -67,7 +67,10 @@ export type ManagedValue = 'now' | 'user'
 /** A field backed by a column of the collection's table. */
 export interface ScalarFieldDefinition {
   type: FieldType
-  /** The field is the collection's primary key. Exactly one field per collection must be. @default false */
+  /**
+   * The field is (part of) the collection's primary key. At least one field per collection must be; several make a
+   * composite key, its components in definition order (see docs/reference/keys.md). @default false
+   */
   primaryKey?: boolean
   /** The database assigns the value (integer primary keys). An explicit value on create is still honoured. @default false */
   autoIncrement?: boolean

@@ -16,6 +16,7 @@ import { foldedColumn, functionColumn, joinedColumn, ReadStatements } from '../s
 import { planAggregate, planPageRead, readFields, type FoldedList, type ManyToOne, type OneToMany, type ReadPlan } from '../plan/read-plan'
 import { chunk, keysPerStatement, planByKeys, planRelatedList, type ListPlan } from '../plan/relation-plans'
 import { RowBudget } from './row-budget'
+import { keyOfValues } from '../schema/item-key'
 import { LruMap } from '../lru-map'
 import type { Db } from '../execute/db'
 import { postProcessesResponses } from '../knex-adapter'
@@ -26,6 +27,14 @@ export const keyId = (key: unknown): string => String(key)
 
 /** The key id of the value `field` holds in a row the router read (its primary key, or a parent's foreign key). */
 const rowKeyId = (row: Row, field: Field, dialect: Dialect): string => keyId(fromStorage(field, row[field.name], dialect))
+
+/** The key of a row the router read, in the router's key form (see schema/item-key.ts). */
+export const rowKey = (collection: Collection, row: Row, dialect: Dialect): PrimaryKey =>
+  keyOfValues(collection, (field) => fromStorage(field, row[field.name], dialect))
+
+/** A composite key as a list of keys answers it: an object naming each key field. */
+const keyObject = (collection: Collection, row: Row, dialect: Dialect): Row =>
+  Object.fromEntries(collection.key.map((field) => [field.name, fromStorage(field, row[field.name], dialect)]))
 
 /** Each parent's rows (all of them, in order) cut to its window: after `offset`, at most `limit`. */
 function windows(rows: readonly Row[], foreignKey: Field, offset: number, limit: number, dialect: Dialect): Row[] {
@@ -248,6 +257,7 @@ export class ItemLoader {
   }
 
   private keysOf(collection: Collection, rows: readonly Row[]): PrimaryKey[] {
+    if (collection.key.length > 1) return rows.map((row) => rowKey(collection, row, this.dialect))
     const pk = collection.primaryKey
     return rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
   }
@@ -388,8 +398,7 @@ export class ItemLoader {
     const items = loadsRelations(fields)
       ? await this.withRelations(db, collection, fields, rows, budget)
       : this.plainItems(collection, fields, rows)
-    const pk = collection.primaryKey
-    return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
+    return new Map(rows.map((row, index) => [keyId(rowKey(collection, row, this.dialect)), items[index]!]))
   }
 
   /**
@@ -426,7 +435,7 @@ export class ItemLoader {
   private async children(db: Db, node: OneToMany, parentKeys: readonly PrimaryKey[], budget: RowBudget): Promise<Map<string, unknown[]>> {
     const { related, selection } = node
     const foreignKey = node.relation.foreignKey
-    const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
+    const fields: readonly FieldNode[] = node.children ?? related.key.map((field) => ({ kind: 'field', output: field.name, field }))
     const rows: Row[] = []
     if (selection.limit !== 0) {
       for (const part of chunk(parentKeys, keysPerStatement(this.dialect))) {
@@ -444,8 +453,10 @@ export class ItemLoader {
     }
     if (node.children === null) {
       // A list of keys: each row's key is all it answers, so no item is built for it.
+      // A composite key is listed as an object of its fields, the form a key list of a body takes.
       const key = related.primaryKey
-      for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
+      if (related.key.length > 1) for (const row of rows) add(row, keyObject(related, row, this.dialect))
+      else for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
       return groups
     }
     const items = loadsRelations(fields)

@@ -238,6 +238,20 @@ export interface CollectionDefaults {
   readonly lenientPayloads: boolean
 }
 
+/**
+ * A key of several fields, in definition order: each field is unique only together with the others, and none is
+ * assigned by the database (a create names every component).
+ */
+function checkCompositeKey(collection: Draft<Collection>, key: readonly Draft<Field>[], where: string): void {
+  if (collection.singleton) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}: a singleton needs a key of one field`)
+  for (const field of key) {
+    if (field.autoIncrement) {
+      throw new ConfigError('CONFIG_BAD_FIELD', `${fieldWhere(collection.name, field.name)}: autoIncrement needs a key of one field`)
+    }
+    field.unique = false
+  }
+}
+
 function buildCollection(name: string, definition: CollectionDefinition, defaults: CollectionDefaults, pending: Pending): Collection {
   const where = `collections.${name}`
   if (!isPlainObject(definition)) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where} must be an object`)
@@ -268,11 +282,11 @@ function buildCollection(name: string, definition: CollectionDefinition, default
     members.set(fieldName, buildMember(collection, fieldName, fieldDefinition, pending))
   }
   collection.fields = [...members.values()].filter((member): member is Field => member.kind === 'field')
-  const primaryKeys = collection.fields.filter((field) => field.primaryKey)
-  if (primaryKeys.length !== 1) {
-    throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`)
-  }
-  collection.primaryKey = primaryKeys[0]!
+  const key = collection.fields.filter((field) => field.primaryKey)
+  if (key.length === 0) throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have a primaryKey field`)
+  if (key.length > 1) checkCompositeKey(collection, key, where)
+  collection.key = Object.freeze(key)
+  collection.primaryKey = key[0]!
   return collection
 }
 
@@ -296,6 +310,12 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
     const where = fieldWhere(field.collection.name, field.name)
     const target = collections.get(name)
     if (!target) throw new ConfigError('CONFIG_BAD_REFERENCE', `${where} references unknown collection "${name}"`)
+    if (target.key.length > 1) {
+      throw new ConfigError(
+        'CONFIG_BAD_REFERENCE',
+        `${where} references "${name}", whose key has ${target.key.length} fields: a reference needs a key of one field`,
+      )
+    }
     if (field.spec.family !== target.primaryKey.spec.family) {
       throw new ConfigError(
         'CONFIG_BAD_REFERENCE',

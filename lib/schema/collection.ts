@@ -69,6 +69,15 @@ export interface Collection {
   readonly singleton: boolean
   /** Content versions can be saved for its items (`/versions`, `?version=`). */
   readonly versioning: boolean
+  /**
+   * The key's fields in key order: one for most collections, several for a composite key (see docs/reference/keys.md).
+   * Whatever addresses one item (a path key, a key list, a version's `item`) goes through `key`.
+   */
+  readonly key: readonly Field[]
+  /**
+   * The key's one field; for a composite key, its first. Only code that has ruled a composite key out (a reference's
+   * target, a one-to-many's parent: both single-field keys, see build-schema.ts) may read it as the item's key.
+   */
   readonly primaryKey: Field
   /** Every member in definition order, hidden ones included. */
   readonly members: ReadonlyMap<string, Member>
@@ -89,6 +98,9 @@ export interface Collection {
 export interface Schema {
   readonly collections: ReadonlyMap<string, Collection>
 }
+
+/** A collection whose key has several fields. */
+export const isComposite = (collection: Collection): boolean => collection.key.length > 1
 
 /** A field the API never shows (`hidden`); relations are always visible. */
 export const isHidden = (member: Member): boolean => member.kind === 'field' && member.hidden

@@ -2,6 +2,7 @@
 // it cannot read with a 400 naming the path, before any SQL. Values themselves are validated when written.
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
+import { keyFormOf } from '../schema/item-key'
 import type { Collection, Field, O2MRelation } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { atPath, invalidNested } from './write-path'
@@ -103,10 +104,27 @@ function splitKey(
   value: Readonly<Record<string, unknown>>,
   path: WritePath,
 ): [PrimaryKey | null, Record<string, unknown>] {
+  if (related.key.length > 1) return splitCompositeKey(related, value, path)
   const pk = related.primaryKey.name
   if (!Object.hasOwn(value, pk) || value[pk] === null) return [null, { ...value }]
   const { [pk]: key, ...rest } = value
   return [keyAt(related, key, [...path, pk]), rest]
+}
+
+/**
+ * An object names a composite key when it holds every key field; else it is a new item, whose key fields the
+ * parent's link may complete (`{ "actor_id": 3 }` in a film's `film_actor` list creates the pair).
+ */
+function splitCompositeKey(
+  related: Collection,
+  value: Readonly<Record<string, unknown>>,
+  path: WritePath,
+): [PrimaryKey | null, Record<string, unknown>] {
+  if (!related.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
+  const names = new Set(related.key.map((field) => field.name))
+  const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
+  const key = Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name)))
+  return [keyAt(related, key, path), rest]
 }
 
 function planToOne(
@@ -140,7 +158,7 @@ function planChild(
     return plan(related, value, null, path, options, relation.foreignKey)
   }
   const [key, rest] = splitKey(related, value, path)
-  if (keyed === 'update' && key === null) throw invalidNested(`an item to update must name its key "${related.primaryKey.name}"`, path)
+  if (keyed === 'update' && key === null) throw invalidNested(`an item to update must name its key "${keyFormOf(related)}"`, path)
   return plan(related, rest, key, path, options, relation.foreignKey)
 }
 

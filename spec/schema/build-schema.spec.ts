@@ -143,10 +143,31 @@ const BROKEN: Array<[string, unknown, string, string[]]> = [
   ],
   ['no primary key', options({}, withFields({ id: { type: 'integer' } })), 'CONFIG_MISSING_PRIMARY_KEY', ['collections.books']],
   [
-    'two primary keys',
+    'a composite key with an autoIncrement field',
     options({}, withFields({ isbn: { type: 'string', primaryKey: true } })),
-    'CONFIG_MISSING_PRIMARY_KEY',
-    ['collections.books'],
+    'CONFIG_BAD_FIELD',
+    ['collections.books.fields.id', 'autoIncrement', 'key of one field'],
+  ],
+  [
+    'a singleton with a composite key',
+    options(
+      {},
+      withCollection({ singleton: true, fields: { a: { type: 'integer', primaryKey: true }, b: { type: 'string', primaryKey: true } } }),
+    ),
+    'CONFIG_BAD_COLLECTION',
+    ['collections.books', 'singleton', 'key of one field'],
+  ],
+  [
+    'a reference to a collection with a composite key',
+    options(
+      {},
+      {
+        ...withFields({ shelf: { type: 'integer', references: 'shelves' } }),
+        shelves: { fields: { room: { type: 'integer', primaryKey: true }, row: { type: 'integer', primaryKey: true } } },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.shelf', '"shelves"', '2 fields', 'key of one field'],
   ],
   [
     'a nullable primary key',
@@ -363,6 +384,21 @@ describe('createItemsRouter() valid configurations', () => {
     ['a uuid primary key', options({}, withFields({ id: { type: 'uuid', primaryKey: true } }))],
     ['a string primary key', options({}, withFields({ id: { type: 'string', primaryKey: true, maxLength: 20 } }))],
     ['a self-reference', options({}, withFields({ prequel: { type: 'integer', references: 'books' } }))],
+    [
+      'a composite key: a junction keyed by its two many-to-ones',
+      options(
+        {},
+        {
+          ...library(),
+          credits: {
+            fields: {
+              author: { type: 'integer', primaryKey: true, references: 'authors' },
+              book: { type: 'integer', primaryKey: true, references: 'books' },
+            },
+          },
+        },
+      ),
+    ],
     ['a table name different from the collection name', options({}, withCollection({ table: 'library_books' }))],
     ['a JSON Schema fragment', options({}, withCollection({ schema: { properties: { title: { minLength: 1 } } } }))],
   ]
