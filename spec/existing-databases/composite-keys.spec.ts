@@ -7,7 +7,8 @@ import request from 'supertest'
 import { createItemsRouter, describeDatabase } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { closeKeyedDatabase, openKeyedDatabase } from './keyed-schema'
+import { expectError } from '../support/expect-error'
+import { closeKeyedDatabase, CREDITS, openKeyedDatabase } from './keyed-schema'
 
 type Row = Record<string, unknown>
 
@@ -21,9 +22,9 @@ forEachDialect((ctx) => {
 
     beforeAll(async () => {
       knex = await openKeyedDatabase(ctx.name, ctx.knex)
-      const { collections } = await describeDatabase(knex)
+      const { collections } = await describeDatabase(knex, { overrides: { film_actor: { versioning: true } } })
       app = express()
-      app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true }))
+      app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true, createVersionsTable: true }))
     })
     afterAll(() => closeKeyedDatabase(ctx.name, knex))
 
@@ -77,7 +78,7 @@ forEachDialect((ctx) => {
         )
         const response = await request(app).get('/api/items/film_actor').query({ 'filter[film_id][_in]': '1,3', meta: '*' })
         const [{ count }] = (await knex('film_actor').whereIn('film_id', [1, 3]).count({ count: '*' })) as [{ count: unknown }]
-        expect(response.body.meta).toEqual({ total_count: 7, filter_count: Number(count) })
+        expect(response.body.meta).toEqual({ total_count: CREDITS.length, filter_count: Number(count) })
       })
 
       it('pages with cursors on every key field, each row once, in the key order', async () => {
@@ -171,6 +172,205 @@ forEachDialect((ctx) => {
           .orderBy(['film_actor.actor_id', 'film_actor.film_id'])
           .select('name', 'title', 'credited_as')) as Row[]
         expect(data).toEqual(expected.map((row) => ({ actor_id: { name: row.name }, film_id: { title: row.title }, credited_as: 'Lead' })))
+      })
+    })
+    describe('items by key', () => {
+      const credit = async (actor: number, film: number): Promise<Row | undefined> => {
+        const row = (await knex('film_actor').where({ actor_id: actor, film_id: film }).first()) as Row | undefined
+        return row && numbers(row)
+      }
+      const dataOf = (response: request.Response, status = 200): Row => {
+        expect(response.body).toHaveProperty('data')
+        expect(response.status).toBe(status)
+        return (response.body as { data: Row }).data
+      }
+
+      it('reads one item by its components joined by commas, each percent-encoded', async () => {
+        expect(dataOf(await request(app).get('/api/items/film_actor/1,3'))).toEqual(await credit(1, 3))
+        expect(dataOf(await request(app).get('/api/items/page/en,news%2C2024'))).toEqual({
+          lang: 'en',
+          slug: 'news,2024',
+          title: 'News of 2024',
+        })
+        expect(dataOf(await request(app).get('/api/items/page/fr,100%25?fields=title'))).toEqual({ title: 'Cent pour cent' })
+      })
+
+      it('answers 404 for a key no item has, compared exactly, and 400 for a key of the wrong shape', async () => {
+        expectError(await request(app).get('/api/items/film_actor/1,2'), 404, 'NOT_FOUND')
+        expectError(await request(app).get('/api/items/film_actor/1,abc'), 404, 'NOT_FOUND')
+        // MySQL's usual collations take "EN" for "en": the key still names no item.
+        expectError(await request(app).get('/api/items/page/EN,about'), 404, 'NOT_FOUND')
+        expectError(await request(app).get('/api/items/page/en,news,2024'), 400, 'INVALID_QUERY')
+        const error = expectError(await request(app).get('/api/items/film_actor/1'), 400, 'INVALID_QUERY')
+        expect(error.message).toContain('"actor_id,film_id"')
+      })
+
+      it('creates an item named by every component, and answers it with its key', async () => {
+        const created = dataOf(await request(app).post('/api/items/film_actor').send({ actor_id: 4, film_id: 4, credited_as: 'Extra' }))
+        expect(created).toEqual({ actor_id: 4, film_id: 4, credited_as: 'Extra' })
+        expect(await credit(4, 4)).toEqual(created)
+        const missing = expectError(await request(app).post('/api/items/film_actor').send({ actor_id: 4 }), 400, 'FAILED_VALIDATION')
+        expect(missing.extensions.field).toBe('film_id')
+        expectError(await request(app).post('/api/items/film_actor').send({ actor_id: 4, film_id: 4 }), 400, 'RECORD_NOT_UNIQUE')
+        const page = dataOf(await request(app).post('/api/items/page').send({ lang: 'en', slug: 'a,b%c', title: 'Odd' }))
+        expect(page).toEqual({ lang: 'en', slug: 'a,b%c', title: 'Odd' })
+        expect(dataOf(await request(app).get(`/api/items/page/en,${encodeURIComponent('a,b%c')}`))).toEqual(page)
+      })
+
+      it('updates and deletes one item by its path key, and nothing else', async () => {
+        await knex('film_actor').insert([
+          { actor_id: 3, film_id: 4, credited_as: null },
+          { actor_id: 4, film_id: 2, credited_as: null },
+        ])
+        // The body's key fields say nothing new and change nothing.
+        const updated = dataOf(await request(app).patch('/api/items/film_actor/3,4').send({ credited_as: 'Star', film_id: 1 }))
+        expect(updated).toEqual({ actor_id: 3, film_id: 4, credited_as: 'Star' })
+        expect(await credit(3, 4)).toEqual(updated)
+        expect(await credit(3, 1)).toMatchObject({ credited_as: 'Lead' })
+        expect((await request(app).delete('/api/items/film_actor/4,2')).status).toBe(204)
+        expect(await credit(4, 2)).toBeUndefined()
+        expect(await credit(4, 3)).toBeDefined()
+        expectError(await request(app).patch('/api/items/page/EN,about').send({ title: 'Shout' }), 404, 'NOT_FOUND')
+        expectError(await request(app).delete('/api/items/page/EN,about'), 404, 'NOT_FOUND')
+        expect(await knex('page').where({ lang: 'en', slug: 'about' }).first()).toMatchObject({ title: 'About us' })
+      })
+
+      it('takes key lists of objects, or of path keys, in PATCH and DELETE bodies', async () => {
+        await knex('film_actor').insert([
+          { actor_id: 2, film_id: 2, credited_as: null },
+          { actor_id: 2, film_id: 4, credited_as: null },
+          { actor_id: 3, film_id: 3, credited_as: null },
+        ])
+        const many = await request(app)
+          .patch('/api/items/film_actor')
+          .send({ keys: [{ actor_id: 2, film_id: 2 }, '2,4'], data: { credited_as: 'Twin' } })
+        expect(many.body.data).toEqual([
+          { actor_id: 2, film_id: 2, credited_as: 'Twin' },
+          { actor_id: 2, film_id: 4, credited_as: 'Twin' },
+        ])
+        const each = await request(app)
+          .patch('/api/items/film_actor')
+          .send([{ actor_id: 3, film_id: 3, credited_as: 'Solo' }])
+        expect(each.body.data).toEqual([{ actor_id: 3, film_id: 3, credited_as: 'Solo' }])
+        expect(
+          (
+            await request(app)
+              .delete('/api/items/film_actor')
+              .send([{ actor_id: 2, film_id: 2 }])
+          ).status,
+        ).toBe(204)
+        expect(
+          (
+            await request(app)
+              .delete('/api/items/film_actor')
+              .send({ keys: ['2,4', '3,3'] })
+          ).status,
+        ).toBe(204)
+        expect([await credit(2, 2), await credit(2, 4), await credit(3, 3)]).toEqual([undefined, undefined, undefined])
+        expect(await credit(2, 1)).toBeDefined()
+      })
+
+      it('refuses a key list entry that misses or mistypes a component, naming it, before any write', async () => {
+        const before = await credits((qb) => qb.orderBy(['actor_id', 'film_id']))
+        const missing = expectError(
+          await request(app)
+            .delete('/api/items/film_actor')
+            .send([{ actor_id: 1 }]),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(missing.message).toContain('"film_id" is missing')
+        const mistyped = expectError(
+          await request(app)
+            .patch('/api/items/film_actor')
+            .send({ keys: [{ actor_id: 'one', film_id: 1 }], data: { credited_as: 'x' } }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(mistyped.message).toContain('actor_id (integer)')
+        const short = expectError(await request(app).delete('/api/items/film_actor').send(['1']), 400, 'INVALID_PAYLOAD')
+        expect(short.message).toContain('"actor_id,film_id"')
+        expectError(await request(app).delete('/api/items/film_actor').send([1]), 400, 'INVALID_PAYLOAD')
+        expect(await credits((qb) => qb.orderBy(['actor_id', 'film_id']))).toEqual(before)
+      })
+
+      it('tags an item with an ETag, and writes it only If-Match holds', async () => {
+        await knex('film_actor').insert({ actor_id: 4, film_id: 1, credited_as: null })
+        const read = await request(app).get('/api/items/film_actor/4,1')
+        const etag = read.headers.etag as string
+        expect(etag).toMatch(/^"/)
+        expect((await request(app).get('/api/items/film_actor/4,1').set('If-None-Match', etag)).status).toBe(304)
+        expectError(
+          await request(app).patch('/api/items/film_actor/4,1').set('If-Match', '"stale"').send({ credited_as: 'No' }),
+          412,
+          'PRECONDITION_FAILED',
+        )
+        expect(await credit(4, 1)).toMatchObject({ credited_as: null })
+        dataOf(await request(app).patch('/api/items/film_actor/4,1').set('If-Match', etag).send({ credited_as: 'Yes' }))
+        expect(await credit(4, 1)).toMatchObject({ credited_as: 'Yes' })
+        expectError(await request(app).delete('/api/items/film_actor/4,1').set('If-Match', etag), 412, 'PRECONDITION_FAILED')
+      })
+
+      it("writes a film's junction rows through the many-to-many: creates pairs, keeps listed keys, detaches the rest", async () => {
+        const film = dataOf(
+          await request(app)
+            .post('/api/items/film')
+            .send({ title: 'Alien Center', film_actor: [{ actor_id: 1 }, { actor_id: 2 }] }),
+        )
+        const id = Number(film.film_id)
+        const pairs = async (): Promise<Row[]> =>
+          ((await knex('film_actor').select('actor_id', 'film_id').where('film_id', id).orderBy('actor_id')) as Row[]).map(numbers)
+        expect(await pairs()).toEqual([
+          { actor_id: 1, film_id: id },
+          { actor_id: 2, film_id: id },
+        ])
+        // The list is the film's whole cast: a key object keeps its pair, a new object creates one, the rest go.
+        const patched = dataOf(
+          await request(app)
+            .patch(`/api/items/film/${id}`)
+            .query({ fields: 'film_actor' })
+            .send({ film_actor: [{ actor_id: 2, film_id: id }, { actor_id: 3 }] }),
+        )
+        expect(patched.film_actor).toEqual([
+          { actor_id: 2, film_id: id },
+          { actor_id: 3, film_id: id },
+        ])
+        expect(await pairs()).toEqual(patched.film_actor)
+        dataOf(
+          await request(app)
+            .patch(`/api/items/film/${id}`)
+            .send({ film_actor: { delete: [`3,${id}`], create: [{ actor_id: 4 }] } }),
+        )
+        expect(await pairs()).toEqual([
+          { actor_id: 2, film_id: id },
+          { actor_id: 4, film_id: id },
+        ])
+      })
+
+      it('keeps versions of an item under its composite key, and promotes them', async () => {
+        await knex('film_actor').insert({ actor_id: 3, film_id: 3, credited_as: 'Before' })
+        const created = dataOf(
+          await request(app)
+            .post('/api/versions')
+            .send({ key: 'draft', collection: 'film_actor', item: { actor_id: 3, film_id: 3 } }),
+        )
+        expect(created).toMatchObject({ collection: 'film_actor', item: '3,3' })
+        dataOf(
+          await request(app)
+            .post(`/api/versions/${String(created.id)}/save`)
+            .send({ credited_as: 'After' }),
+        )
+        expect(dataOf(await request(app).get('/api/items/film_actor/3,3?version=draft'))).toMatchObject({ credited_as: 'After' })
+        expect(await list('film_actor', { version: 'draft' })).toEqual([
+          { actor_id: 3, film_id: 3, credited_as: 'After', $meta: { version_id: created.id } },
+        ])
+        const compared = dataOf(await request(app).get(`/api/versions/${String(created.id)}/compare`))
+        dataOf(
+          await request(app)
+            .post(`/api/versions/${String(created.id)}/promote`)
+            .send({ mainHash: compared.mainHash }),
+        )
+        expect(await credit(3, 3)).toMatchObject({ credited_as: 'After' })
       })
     })
   })
