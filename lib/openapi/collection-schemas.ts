@@ -2,6 +2,7 @@
 // (the validator's own schemas), and the filter grammar as far as JSON Schema can say it.
 import { OPERATORS, type OperatorSpec } from '../query/operators'
 import { isHidden, type Collection, type Field } from '../schema/collection'
+import { keyFormOf } from '../schema/item-key'
 import { payloadJsonSchema, type PayloadAction } from '../schema/payload-validator'
 import { toOpenApiSchema } from './openapi-schema'
 
@@ -21,6 +22,28 @@ const NULL = { type: 'null' }
 export const responseValue = (field: Field): Json =>
   toOpenApiSchema(field.spec.responseSchema?.(field) ?? field.spec.jsonSchema(field)) as Json
 
+/** A composite key's text form (the path's): its components in key order, percent-encoded, joined by commas. */
+export const keyTextSchema = (collection: Collection): Json => ({
+  type: 'string',
+  description: `The key's components in key order (${keyFormOf(collection)}), each percent-encoded, joined by ","`,
+})
+
+/** A composite key as an object of every key field, as lists of keys answer it. */
+const keyObjectSchema = (collection: Collection): Json => ({
+  type: 'object',
+  required: collection.key.map((field) => field.name),
+  properties: Object.fromEntries(collection.key.map((field) => [field.name, responseValue(field)])),
+  additionalProperties: false,
+})
+
+/** A key as a response holds it in a list of keys: the key field's value, or an object of a composite key's fields. */
+export const responseKey = (collection: Collection): Json =>
+  collection.key.length === 1 ? responseValue(collection.primaryKey) : keyObjectSchema(collection)
+
+/** A key as a body names it: the key field's value; a composite key as an object of its fields, or its text form. */
+export const bodyKey = (collection: Collection): Json =>
+  collection.key.length === 1 ? responseValue(collection.primaryKey) : { anyOf: [keyObjectSchema(collection), keyTextSchema(collection)] }
+
 const orNull = (schema: Json, nullable: boolean): Json => (nullable ? { anyOf: [schema, NULL] } : schema)
 
 function itemSchema(collection: Collection): Json {
@@ -29,7 +52,7 @@ function itemSchema(collection: Collection): Json {
     if (isHidden(member)) continue
     if (member.kind === 'o2m') {
       const related = member.related
-      properties[member.name] = { type: 'array', items: { anyOf: [responseValue(related.primaryKey), ref(related, 'Item')] } }
+      properties[member.name] = { type: 'array', items: { anyOf: [responseKey(related), ref(related, 'Item')] } }
       continue
     }
     const value = responseValue(member)
@@ -82,7 +105,7 @@ const childItem = (related: Collection): Json => ({
 
 /** A one-to-many value: the complete new list (keys and objects), or the detailed `{ create, update, delete }`. */
 function toManyValue(related: Collection): Json {
-  const key = responseValue(related.primaryKey)
+  const key = bodyKey(related)
   return {
     anyOf: [
       {

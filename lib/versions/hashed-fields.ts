@@ -38,7 +38,7 @@ export function hashNodes(collection: Collection, deltas: readonly Readonly<Reco
         selection: {
           filter: null,
           search: null,
-          sort: [{ field: related.primaryKey, direction: 'asc', path: [] }],
+          sort: related.key.map((field) => ({ field, direction: 'asc', path: [] }) as const),
           limit: null,
           offset: 0,
         },

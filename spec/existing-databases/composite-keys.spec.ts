@@ -8,6 +8,7 @@ import { createItemsRouter, describeDatabase } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
 import { expectError } from '../support/expect-error'
+import { startRealtimeHost, TestClient } from '../support/realtime'
 import { closeKeyedDatabase, CREDITS, openKeyedDatabase } from './keyed-schema'
 
 type Row = Record<string, unknown>
@@ -22,7 +23,7 @@ forEachDialect((ctx) => {
 
     beforeAll(async () => {
       knex = await openKeyedDatabase(ctx.name, ctx.knex)
-      const { collections } = await describeDatabase(knex, { overrides: { film_actor: { versioning: true } } })
+      const { collections } = await describeDatabase(knex, { overrides: { film_actor: { versioning: true }, film: { versioning: true } } })
       app = express()
       app.use('/api', createItemsRouter({ knex, collections, logger: recordingLogger(), defaultAccess: true, createVersionsTable: true }))
     })
@@ -371,6 +372,69 @@ forEachDialect((ctx) => {
             .send({ mainHash: compared.mainHash }),
         )
         expect(await credit(3, 3)).toMatchObject({ credited_as: 'After' })
+      })
+      it("previews and promotes a film's draft that changes its junction rows", async () => {
+        await knex('film_actor').where('film_id', 2).delete()
+        await knex('film_actor').insert([
+          { actor_id: 1, film_id: 2, credited_as: null },
+          { actor_id: 3, film_id: 2, credited_as: null },
+        ])
+        const created = dataOf(await request(app).post('/api/versions').send({ key: 'recast', collection: 'film', item: 2 }))
+        const id = String(created.id)
+        dataOf(
+          await request(app)
+            .post(`/api/versions/${id}/save`)
+            .send({ film_actor: [{ actor_id: 3, film_id: 2, credited_as: 'Lead' }, { actor_id: 4 }] }),
+        )
+        const keys = dataOf(await request(app).get('/api/items/film/2').query({ version: 'recast', fields: 'film_actor' }))
+        expect(keys.film_actor).toEqual([{ actor_id: 3, film_id: 2 }, { actor_id: 4 }])
+        const shown = dataOf(
+          await request(app).get('/api/items/film/2').query({ version: 'recast', fields: 'film_actor.actor_id,film_actor.credited_as' }),
+        )
+        expect(shown.film_actor).toEqual([
+          { actor_id: 3, credited_as: 'Lead' },
+          { actor_id: 4, credited_as: null },
+        ])
+        // The main item is untouched until the promote.
+        expect(await credits((qb) => qb.where('film_id', 2).orderBy('actor_id'))).toEqual([
+          { actor_id: 1, film_id: 2, credited_as: null },
+          { actor_id: 3, film_id: 2, credited_as: null },
+        ])
+        const compared = dataOf(await request(app).get(`/api/versions/${id}/compare`))
+        dataOf(await request(app).post(`/api/versions/${id}/promote`).send({ mainHash: compared.mainHash }))
+        expect(await credits((qb) => qb.where('film_id', 2).orderBy('actor_id'))).toEqual([
+          { actor_id: 3, film_id: 2, credited_as: 'Lead' },
+          { actor_id: 4, film_id: 2, credited_as: null },
+        ])
+      })
+    })
+    describe('realtime', () => {
+      it('sends the events of items with a composite key, a delete naming its key as an object', async () => {
+        const { collections } = await describeDatabase(knex)
+        const host = await startRealtimeHost(knex, {}, { collections })
+        const ws = await TestClient.open(host.wsUrl, 'token-admin')
+        try {
+          await ws.ask({ type: 'subscribe', collection: 'page', uid: 'p', query: { fields: ['lang', 'slug', 'title'] } })
+          await request(host.server).post('/api/items/page').send({ lang: 'it', slug: 'chi,siamo', title: 'Chi siamo' }).expect(200)
+          expect(await ws.answer('p')).toEqual({
+            type: 'subscription',
+            event: 'create',
+            data: [{ lang: 'it', slug: 'chi,siamo', title: 'Chi siamo' }],
+            uid: 'p',
+          })
+          await request(host.server).patch('/api/items/page/it,chi%2Csiamo').send({ title: 'Noi' }).expect(200)
+          expect(await ws.answer('p')).toMatchObject({ event: 'update', data: [{ lang: 'it', slug: 'chi,siamo', title: 'Noi' }] })
+          await request(host.server).delete('/api/items/page/it,chi%2Csiamo').expect(204)
+          expect(await ws.answer('p')).toEqual({
+            type: 'subscription',
+            event: 'delete',
+            data: [{ lang: 'it', slug: 'chi,siamo' }],
+            uid: 'p',
+          })
+        } finally {
+          ws.close()
+          await host.close()
+        }
       })
     })
   })

@@ -59,6 +59,48 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths['/items/settings'] as object)).toEqual(['get', 'patch'])
   })
 
+  it('describes a composite key: the path form, key objects in key lists and in lists of keys', async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const keyed = createItemsRouter({
+      knex,
+      collections: {
+        ...collections,
+        credits: {
+          versioning: true,
+          fields: {
+            author: { type: 'integer', primaryKey: true, references: 'authors' },
+            role: { type: 'string', primaryKey: true, maxLength: 20 },
+            note: { type: 'text' },
+          },
+        },
+        authors: {
+          ...collections.authors,
+          fields: { ...collections.authors.fields, credits: { type: 'o2m', collection: 'credits', foreignKey: 'author' } },
+        },
+      },
+    }).openapi()
+    await knex.destroy()
+    expect(validateOpenApi(keyed)).toMatchObject({ valid: true })
+    const dig = (value: unknown, ...path: Array<string | number>): unknown =>
+      path.reduce((node, step) => (node as Record<string | number, unknown>)[step], value)
+    const id = dig(keyed, 'paths', '/items/credits/{id}', 'parameters', 0)
+    expect(id).toMatchObject({ name: 'id', in: 'path', schema: { type: 'string' } })
+    expect(dig(id, 'description')).toContain('author,role')
+    const keyObject = {
+      type: 'object',
+      required: ['author', 'role'],
+      properties: { author: { type: 'integer' }, role: { type: 'string' } },
+      additionalProperties: false,
+    }
+    const deleted = dig(keyed, 'paths', '/items/credits', 'delete', 'requestBody', 'content', 'application/json', 'schema', 'anyOf', 0)
+    expect(dig(deleted, 'items', 'anyOf')).toMatchObject([keyObject, { type: 'string' }])
+    expect(dig(keyed, 'components', 'schemas', 'authors.Item', 'properties', 'credits', 'items', 'anyOf', 0)).toMatchObject(keyObject)
+    // A key of one field keeps its own schema.
+    expect(dig(keyed, 'paths', '/items/articles/{id}', 'parameters', 0)).toEqual(
+      dig(document, 'paths', '/items/articles/{id}', 'parameters', 0),
+    )
+  })
+
   it('never names a hidden field', () => {
     expect(JSON.stringify(document)).not.toContain('password_hash')
   })
