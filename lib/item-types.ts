@@ -119,12 +119,17 @@ export type ItemWriteOf<F extends Fields, S = Record<never, never>> = string ext
   ? Item
   : { [K in WriteNames<F>]?: WriteValue<F[K], S> | undefined }
 
-/** The primary key's value type. */
+/** Whether `T` is a union of several types (several key fields: a composite key). */
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+
+/** The primary key's value type; a composite key's is its text form (`"1,23"`, see docs/reference/keys.md). */
 export type KeyOf<F extends Fields> = string extends keyof F
   ? PrimaryKey
   : [KeyNames<F>] extends [never]
     ? PrimaryKey
-    : Extract<ReadValue<F[KeyNames<F>]>, PrimaryKey>
+    : true extends IsUnion<KeyNames<F>>
+      ? string
+      : Extract<ReadValue<F[KeyNames<F>]>, PrimaryKey>
 
 /** The item, payload and key types of one collection, as hooks and events see them. */
 export interface ItemShape {

@@ -128,7 +128,8 @@ function columnSchema(field: Field, sight: VisibleSchema): DirectusFieldSchema {
     is_generated: field.generated,
     generation_expression: null,
     is_nullable: field.nullable,
-    is_unique: field.unique || field.primaryKey,
+    // A component of a composite key is unique only together with the others.
+    is_unique: field.unique || (field.primaryKey && field.collection.key.length === 1),
     is_indexed: field.unique || field.primaryKey,
     is_primary_key: field.primaryKey,
     has_auto_increment: field.autoIncrement,

@@ -54,6 +54,20 @@ const articles = defineCollection({
 
 type Article = ItemOfCollection<typeof articles>
 
+// A composite key: hooks and events name its items by the key's text form.
+defineCollection({
+  fields: {
+    actor_id: { type: 'integer', primaryKey: true },
+    film_id: { type: 'integer', primaryKey: true },
+    credited_as: { type: 'string' },
+  },
+  hooks: {
+    beforeDelete: (keys) => {
+      expectTypeOf(keys).toEqualTypeOf<string[]>()
+    },
+  },
+})
+
 defineCollection({
   fields: { id: { type: 'integer', primaryKey: true }, title: { type: 'string' } },
   // @ts-expect-error: access rules may only name the collection's fields (createItemsRouter would refuse it too).
