@@ -346,6 +346,37 @@ forEachDialect((ctx) => {
           { actor_id: 2, film_id: id },
           { actor_id: 4, film_id: id },
         ])
+        dataOf(
+          await request(app)
+            .patch(`/api/items/film/${id}`)
+            .send({ film_actor: { update: [{ actor_id: 4, film_id: id, credited_as: 'Cameo' }] } }),
+        )
+        expect(await credit(4, id)).toEqual({ actor_id: 4, film_id: id, credited_as: 'Cameo' })
+        expect(await credit(2, id)).toEqual({ actor_id: 2, film_id: id, credited_as: null })
+      })
+
+      it('updates and deletes the items a query matches', async () => {
+        await knex('film_actor').insert([
+          { actor_id: 1, film_id: 2, credited_as: 'Temp' },
+          { actor_id: 4, film_id: 2, credited_as: 'Temp' },
+        ])
+        const byQuery = { filter: { credited_as: { _eq: 'Temp' } } }
+        const updated = await request(app)
+          .patch('/api/items/film_actor')
+          .send({ query: byQuery, data: { credited_as: 'Kept' } })
+        expect(updated.body.data).toEqual([
+          { actor_id: 1, film_id: 2, credited_as: 'Kept' },
+          { actor_id: 4, film_id: 2, credited_as: 'Kept' },
+        ])
+        expect(
+          (
+            await request(app)
+              .delete('/api/items/film_actor')
+              .send({ query: { filter: { credited_as: { _eq: 'Kept' } } } })
+          ).status,
+        ).toBe(204)
+        expect([await credit(1, 2), await credit(4, 2)]).toEqual([undefined, undefined])
+        expect(await credit(3, 2)).toBeDefined()
       })
 
       it('keeps versions of an item under its composite key, and promotes them', async () => {
