@@ -21,7 +21,11 @@ function keyOf(collection: Collection, req: Request): PrimaryKey {
   return key
 }
 
-const rawLastSegment = (path: string): string => path.replace(/\/+$/, '').slice(path.replace(/\/+$/, '').lastIndexOf('/') + 1)
+/** The path's last segment as sent (`req.path` is not decoded; `req.params` is). */
+function rawLastSegment(path: string): string {
+  const trimmed = path.replace(/\/+$/, '')
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1)
+}
 
 export const readItem: ItemsHandler = async (req, res, { collection, repository, versions, access, query, assertReadable }) => {
   assertReadable()

@@ -27,7 +27,7 @@ export function readKeyText(collection: Collection, text: string): KeyReading {
     } catch {
       return { badComponent: field }
     }
-    const value = decoded === '' ? undefined : field.spec.fromText(decoded)
+    const value = field.spec.fromText(decoded)
     if (value === undefined || value === null) return { badComponent: field }
     components.push(value)
   }
