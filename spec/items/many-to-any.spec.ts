@@ -5,10 +5,11 @@
 // per collection written.
 import type { Express } from 'express'
 import request from 'supertest'
+import { createItemsRouter, type ItemsEvent } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { getInvalidQuery } from '../support/expect-error'
-import { createPageTables, dropPageTables, P, pageCollections, seedPages } from '../support/page-fixtures'
+import { expectErrors, getInvalidQuery } from '../support/expect-error'
+import { createPageTables, dropPageTables, P, pageCollections, pageSnapshot, seedPages } from '../support/page-fixtures'
 
 forEachDialect((ctx) => {
   describe(`${ctx.name}: many-to-any`, () => {
@@ -19,6 +20,17 @@ forEachDialect((ctx) => {
     })
     beforeEach(() => seedPages(ctx.knex))
     afterAll(() => dropPageTables(ctx.knex))
+
+    /** Sends a write that must be refused, and checks that every table is as it was. */
+    async function refused(send: () => request.Test, status: number, code: Parameters<typeof expectErrors>[2]) {
+      const before = await pageSnapshot(ctx.knex)
+      const errors = expectErrors(await send(), status, code)
+      expect(await pageSnapshot(ctx.knex)).toEqual(before)
+      return errors
+    }
+
+    const blocksOf = async (page: number): Promise<{ collection: string; item: string }[]> =>
+      (await ctx.knex(P.blocks).select('collection', 'item').where({ page }).orderBy('id')) as { collection: string; item: string }[]
 
     describe('reads', () => {
       it('blocks.* answers the junction rows, the item as the key it stores', async () => {
@@ -91,6 +103,305 @@ forEachDialect((ctx) => {
         ])
         const byValue = await request(app).get('/api/items/pages?fields=id&filter[blocks][collection][_eq]=block_hero&sort=id')
         expect(byValue.body.data).toEqual([{ id: 1 }, { id: 2 }])
+      })
+    })
+
+    describe('writes', () => {
+      it('creates an item and its junction row, links an existing item by key, and answers with the request fields', async () => {
+        const response = await request(app)
+          .post('/api/items/pages?fields=title,blocks.collection,blocks.item:block_text.text,blocks.item:block_hero.title')
+          .send({
+            title: 'Contact',
+            blocks: [
+              { collection: 'block_text', item: { text: 'Call us' } },
+              { collection: 'block_hero', item: 2 },
+              { collection: 'block_text', item: '3' },
+            ],
+          })
+        expect(response.status).toBe(200)
+        expect(response.body.data).toEqual({
+          title: 'Contact',
+          blocks: [
+            { collection: 'block_text', item: { text: 'Call us' } },
+            { collection: 'block_hero', item: { title: 'Team' } },
+            { collection: 'block_text', item: { text: 'Spare' } },
+          ],
+        })
+        const page = (await ctx.knex(P.pages).where({ title: 'Contact' }).first('id')) as { id: number }
+        const created = (await ctx.knex(P.text).where({ text: 'Call us' }).first('id')) as { id: number }
+        // The key of every collection is stored as text.
+        expect(await blocksOf(page.id)).toEqual([
+          { collection: 'block_text', item: String(created.id) },
+          { collection: 'block_hero', item: '2' },
+          { collection: 'block_text', item: '3' },
+        ])
+      })
+
+      it('an item object with a key updates it; the basic form deletes the junction rows left out, never their items', async () => {
+        const response = await request(app)
+          .patch('/api/items/pages/1?fields=blocks.id,blocks.item:block_text.text')
+          .send({ blocks: [{ id: 1, collection: 'block_text', item: { id: 1, text: 'Welcome!' } }] })
+        expect(response.body).toEqual({ data: { blocks: [{ id: 1, item: { text: 'Welcome!' } }] } })
+        expect(await blocksOf(1)).toEqual([{ collection: 'block_text', item: '1' }])
+        // Junction rows 2 and 3 went; hero 1 and text 2 stay.
+        expect(await ctx.knex(P.hero).where({ id: 1 })).toHaveLength(1)
+        expect(await ctx.knex(P.text).where({ id: 2 })).toHaveLength(1)
+      })
+
+      it('the detailed form creates, updates and deletes junction rows', async () => {
+        const response = await request(app)
+          .patch('/api/items/pages/2?fields=blocks.collection,blocks.item.*')
+          .send({
+            blocks: {
+              create: [{ collection: 'block_hero', item: { title: 'New hero' } }],
+              update: [{ id: 4, collection: 'block_text', item: 1 }],
+              delete: [],
+            },
+          })
+        expect(response.status).toBe(200)
+        expect(response.body.data.blocks).toEqual([
+          { collection: 'block_text', item: { id: 1, text: 'Welcome' } },
+          { collection: 'block_hero', item: { id: expect.any(Number), title: 'New hero', image: null } },
+        ])
+        const removed = await request(app)
+          .patch('/api/items/pages/2?fields=blocks')
+          .send({ blocks: { delete: [4] } })
+        expect(removed.body.data.blocks).toHaveLength(1)
+        expect(await ctx.knex(P.text).where({ id: 1 })).toHaveLength(1)
+      })
+
+      it('the junction takes the same values when written on its own; a PATCH by keys creates one item per key', async () => {
+        const single = await request(app)
+          .post('/api/items/page_blocks?fields=item:block_text.text')
+          .send({ page: 2, collection: 'block_text', item: { text: 'Direct' } })
+        expect(single.body).toEqual({ data: { item: { text: 'Direct' } } })
+        const before = (await ctx.knex(P.hero).count({ n: '*' }))[0] as { n: number | string }
+        const patched = await request(app)
+          .patch('/api/items/page_blocks?fields=id,collection,item:block_hero.title')
+          .send({ keys: [1, 3], data: { collection: 'block_hero', item: { title: 'Shared' } } })
+        expect(patched.body.data).toEqual([
+          { id: 1, collection: 'block_hero', item: { title: 'Shared' } },
+          { id: 3, collection: 'block_hero', item: { title: 'Shared' } },
+        ])
+        const after = (await ctx.knex(P.hero).count({ n: '*' }))[0] as { n: number | string }
+        expect(Number(after.n)).toBe(Number(before.n) + 2)
+      })
+
+      it('nesting composes: a page created from its block row', async () => {
+        const response = await request(app)
+          .post('/api/items/page_blocks?fields=page.title,page.blocks.item:block_hero.title')
+          .send({
+            page: { title: 'Deep', blocks: [{ collection: 'block_hero', item: { title: 'Inner' } }] },
+            collection: 'block_text',
+            item: 2,
+          })
+        expect(response.status).toBe(200)
+        expect(response.body.data.page.title).toBe('Deep')
+        expect(response.body.data.page.blocks).toEqual([{ item: { title: 'Inner' } }, { item: '2' }])
+      })
+
+      it('refuses a collection it may not hold, an item without its collection, and a collection without its item', async () => {
+        const [outside] = await refused(
+          () =>
+            request(app)
+              .post('/api/items/pages')
+              .send({
+                title: 'X',
+                blocks: [
+                  { collection: 'block_text', item: { text: 'ok' } },
+                  { collection: 'block_note', item: 1 },
+                ],
+              }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(outside!.extensions.path).toEqual(['blocks', 1, 'collection'])
+        expect(outside!.message).toContain('block_note')
+        const [alone] = await refused(
+          () =>
+            request(app)
+              .patch('/api/items/pages/1')
+              .send({ title: 'Home!', blocks: [{ item: { text: 'orphan' } }] }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(alone!.extensions.path).toEqual(['blocks', 0, 'item'])
+        const [named] = await refused(
+          () => request(app).patch('/api/items/page_blocks/1').send({ collection: 'block_hero' }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(named!.extensions.path).toEqual(['collection'])
+        const [array] = await refused(
+          () =>
+            request(app)
+              .post('/api/items/page_blocks')
+              .send({ page: 1, collection: 'block_text', item: [1] }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(array!.extensions.path).toEqual(['item'])
+      })
+
+      it('a key that names no item is a 404 at its path; an item is validated like any other; nothing is written', async () => {
+        const [missing] = await refused(
+          () =>
+            request(app)
+              .post('/api/items/pages')
+              .send({
+                title: 'X',
+                blocks: [
+                  { collection: 'block_text', item: { text: 'ok' } },
+                  { collection: 'block_hero', item: 99 },
+                ],
+              }),
+          404,
+          'NOT_FOUND',
+        )
+        expect(missing!.extensions).toMatchObject({ collection: 'block_hero', keys: [99], path: ['blocks', 1, 'item'] })
+        const invalid = await refused(
+          () =>
+            request(app)
+              .patch('/api/items/pages/1')
+              .send({ title: 'Home!', blocks: [{ collection: 'block_text', item: { text: null, nosuch: 1 } }] }),
+          400,
+          'FAILED_VALIDATION',
+        )
+        expect(invalid.map((error) => [error.extensions.path, error.extensions.field]).sort()).toEqual([
+          [['blocks', 0, 'item'], 'nosuch'],
+          [['blocks', 0, 'item'], 'text'],
+        ])
+        const [updateMissing] = await refused(
+          () =>
+            request(app)
+              .patch('/api/items/pages/1')
+              .send({ blocks: [{ id: 1, collection: 'block_text', item: { id: 77, text: 'ghost' } }] }),
+          404,
+          'NOT_FOUND',
+        )
+        expect(updateMissing!.extensions).toMatchObject({ collection: 'block_text', keys: [77], path: ['blocks', 0, 'item'] })
+      })
+
+      it('nested rows count toward maxRelationalDepth', async () => {
+        const shallow = createApp(ctx.knex, { collections: pageCollections, maxRelationalDepth: 1 })
+        const [error] = await refused(
+          () =>
+            request(shallow)
+              .post('/api/items/pages')
+              .send({ title: 'X', blocks: [{ collection: 'block_text', item: { text: 'deep' } }] }),
+          400,
+          'INVALID_PAYLOAD',
+        )
+        expect(error!.extensions.path).toEqual(['blocks', 0, 'item'])
+      })
+    })
+
+    describe('access and events', () => {
+      const restricted = (): Express =>
+        createApp(ctx.knex, {
+          collections: {
+            ...pageCollections,
+            block_hero: { ...pageCollections.block_hero, access: { read: false, create: false, update: false, delete: false } },
+            block_text: {
+              ...pageCollections.block_text,
+              access: { read: true, create: { fields: ['text'] }, update: false, delete: false },
+            },
+          },
+        })
+
+      it("each item is written under its own collection's rules; an item the caller cannot see cannot be linked", async () => {
+        const app = restricted()
+        const [create] = await refused(
+          () =>
+            request(app)
+              .post('/api/items/pages')
+              .send({ title: 'X', blocks: [{ collection: 'block_hero', item: { title: 'No' } }] }),
+          403,
+          'FORBIDDEN',
+        )
+        expect(create!.extensions.path).toEqual(['blocks', 0, 'item'])
+        const [link] = await refused(
+          () =>
+            request(app)
+              .post('/api/items/pages')
+              .send({ title: 'X', blocks: [{ collection: 'block_hero', item: 1 }] }),
+          404,
+          'NOT_FOUND',
+        )
+        expect(link!.extensions.path).toEqual(['blocks', 0, 'item'])
+        const [update] = await refused(
+          () =>
+            request(app)
+              .patch('/api/items/pages/1')
+              .send({ blocks: [1, 2, { id: 3, collection: 'block_text', item: { id: 2, text: 'No' } }] }),
+          403,
+          'FORBIDDEN',
+        )
+        expect(update!.extensions.path).toEqual(['blocks', 2, 'item'])
+        const allowed = await request(app)
+          .post('/api/items/pages?fields=blocks.item')
+          .send({ title: 'Y', blocks: [{ collection: 'block_text', item: { text: 'Yes' } }] })
+        expect(allowed.status).toBe(200)
+        // Hero items are outside the caller's reads: expanded, they answer null.
+        const read = await request(app).get('/api/items/pages/2?fields=blocks.item.*')
+        expect(read.body).toEqual({ data: { blocks: [{ item: null }] } })
+      })
+
+      it('before hooks and events for every nested row, in the order written', async () => {
+        const seen: string[] = []
+        const router = createItemsRouter({
+          knex: ctx.knex,
+          defaultAccess: true,
+          collections: {
+            ...pageCollections,
+            block_text: {
+              ...pageCollections.block_text,
+              hooks: {
+                beforeCreate: (item) => {
+                  seen.push(`before block_text ${String(item.text)}`)
+                  return item
+                },
+              },
+            },
+          },
+          logger: { error: () => undefined, warn: () => undefined },
+        })
+        const events: string[] = []
+        router.events.on('items.create', (event: ItemsEvent) => events.push(`${event.collection} ${event.keys.length}`))
+        const express = (await import('express')).default
+        const response = await request(express().use('/api', router))
+          .post('/api/items/pages')
+          .send({
+            title: 'Z',
+            blocks: [
+              { collection: 'block_text', item: { text: 'a' } },
+              { collection: 'block_text', item: { text: 'b' } },
+            ],
+          })
+        expect(response.status).toBe(200)
+        expect(seen).toEqual(['before block_text a', 'before block_text b'])
+        expect(events).toEqual(['pages 1', 'block_text 2', 'page_blocks 2'])
+      })
+
+      it('the statements of a nested write do not grow with its blocks', async () => {
+        const blocks = (count: number) =>
+          Array.from({ length: count }, (_, index) =>
+            index % 2 === 0
+              ? { collection: 'block_text', item: { text: `T${index}` } }
+              : { collection: 'block_hero', item: { title: `H${index}` } },
+          )
+        const create = (count: number) =>
+          ctx.countQueries(() =>
+            request(app)
+              .post('/api/items/pages?fields=id')
+              .send({ title: `Page of ${count}`, blocks: blocks(count) }),
+          )
+        const few = await create(4)
+        const many = await create(60)
+        expect(many.result.status).toBe(200)
+        expect(many.count).toBe(few.count)
+        const page = (many.result.body as { data: { id: number } }).data.id
+        expect(await blocksOf(page)).toHaveLength(60)
       })
     })
   })
