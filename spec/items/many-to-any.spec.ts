@@ -404,5 +404,39 @@ forEachDialect((ctx) => {
         expect(await blocksOf(page)).toHaveLength(60)
       })
     })
+
+    describe('content versions', () => {
+      let versioned: Express
+      beforeAll(() => {
+        versioned = createApp(ctx.knex, {
+          collections: { ...pageCollections, pages: { ...pageCollections.pages, versioning: true } },
+          createVersionsTable: true,
+        })
+      })
+      afterEach(() => ctx.knex('items_versions').where({ collection: 'pages' }).delete())
+
+      it('a draft keeps blocks as sent, shows them expanded, and its promote writes them', async () => {
+        const draft = await request(versioned).post('/api/versions').send({ key: 'draft', collection: 'pages', item: 1 })
+        const id = draft.body.data.id as number
+        const saved = await request(versioned)
+          .post(`/api/versions/${id}/save`)
+          .send({ blocks: [1, { collection: 'block_text', item: { text: 'Drafted' } }, { collection: 'block_hero', item: 2 }] })
+        expect(saved.status).toBe(200)
+        const shown = await request(versioned).get(
+          '/api/items/pages/1?version=draft&fields=blocks.item:block_text.text,blocks.item:block_hero.title',
+        )
+        expect(shown.body.data.blocks).toEqual([{ item: { text: 'Welcome' } }, { item: { text: 'Drafted' } }, { item: { title: 'Team' } }])
+        expect(await blocksOf(1)).toHaveLength(3)
+        const mainHash = (await request(versioned).get(`/api/versions/${id}/compare`)).body.data.mainHash as string
+        const promoted = await request(versioned).post(`/api/versions/${id}/promote`).send({ mainHash })
+        expect(promoted.status).toBe(200)
+        const drafted = (await ctx.knex(P.text).where({ text: 'Drafted' }).first('id')) as { id: number }
+        expect(await blocksOf(1)).toEqual([
+          { collection: 'block_text', item: '1' },
+          { collection: 'block_text', item: String(drafted.id) },
+          { collection: 'block_hero', item: '2' },
+        ])
+      })
+    })
   })
 })
