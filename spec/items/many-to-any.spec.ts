@@ -187,6 +187,62 @@ forEachDialect((ctx) => {
         expect(Number(after.n)).toBe(Number(before.n) + 2)
       })
 
+      it('every write form takes it: a batch POST, a PATCH by query, a batch PATCH', async () => {
+        const batch = await request(app)
+          .post('/api/items/pages?fields=title,blocks.item:block_text.text')
+          .send([
+            { title: 'One', blocks: [{ collection: 'block_text', item: { text: 'First' } }] },
+            { title: 'Two', blocks: [{ collection: 'block_text', item: 3 }] },
+          ])
+        expect(batch.body.data).toEqual([
+          { title: 'One', blocks: [{ item: { text: 'First' } }] },
+          { title: 'Two', blocks: [{ item: { text: 'Spare' } }] },
+        ])
+        const byQuery = await request(app)
+          .patch('/api/items/page_blocks?fields=id,item:block_hero.title')
+          .send({
+            query: { filter: { page: { _eq: 1 }, collection: { _eq: 'block_hero' } } },
+            data: { collection: 'block_hero', item: { id: 2, title: 'Team!' } },
+          })
+        expect(byQuery.body.data).toEqual([{ id: 2, item: { title: 'Team!' } }])
+        const rows = await request(app)
+          .patch('/api/items/page_blocks?fields=id,collection,item')
+          .send([
+            { id: 1, collection: 'block_hero', item: 1 },
+            { id: 3, collection: 'block_text', item: { text: 'Replaced' } },
+          ])
+        expect(rows.status).toBe(200)
+        const replaced = (await ctx.knex(P.text).where({ text: 'Replaced' }).first('id')) as { id: number }
+        expect(rows.body.data).toEqual([
+          { id: 1, collection: 'block_hero', item: '1' },
+          { id: 3, collection: 'block_text', item: String(replaced.id) },
+        ])
+      })
+
+      it("a singleton's PATCH takes it too", async () => {
+        const site = createApp(ctx.knex, {
+          collections: {
+            ...pageCollections,
+            site: {
+              table: P.site,
+              singleton: true,
+              fields: {
+                id: { type: 'integer', primaryKey: true, autoIncrement: true },
+                banner_kind: { type: 'string' },
+                banner: { type: 'string', referencesAny: ['block_text', 'block_hero'], collectionField: 'banner_kind' },
+              },
+            },
+          },
+        })
+        const created = await request(site)
+          .patch('/api/items/site?fields=banner_kind,banner:block_hero.title')
+          .send({ banner_kind: 'block_hero', banner: { title: 'Sale' } })
+        expect(created.body).toEqual({ data: { banner_kind: 'block_hero', banner: { title: 'Sale' } } })
+        const linked = await request(site).patch('/api/items/site?fields=banner.*').send({ banner_kind: 'block_text', banner: 1 })
+        expect(linked.body).toEqual({ data: { banner: { id: 1, text: 'Welcome' } } })
+        expect(await ctx.knex(P.site).select('banner_kind', 'banner')).toEqual([{ banner_kind: 'block_text', banner: '1' }])
+      })
+
       it('nesting composes: a page created from its block row', async () => {
         const response = await request(app)
           .post('/api/items/page_blocks?fields=page.title,page.blocks.item:block_hero.title')

@@ -11,6 +11,8 @@ export const P = {
   text: 'ma_block_text',
   hero: 'ma_block_hero',
   note: 'ma_block_note',
+  /** A singleton whose banner is a many-to-any of its own (configured by the spec that uses it). */
+  site: 'ma_site',
 }
 
 export const pageCollections = {
@@ -80,10 +82,15 @@ export async function createPageTables(knex: Knex): Promise<void> {
     table.increments('id')
     table.string('note', 50)
   })
+  await knex.schema.createTable(P.site, (table) => {
+    table.increments('id')
+    table.string('banner_kind', 30)
+    table.string('banner', 40)
+  })
 }
 
 export async function dropPageTables(knex: Knex): Promise<void> {
-  for (const table of [P.blocks, P.pages, P.text, P.hero, P.note]) await knex.schema.dropTableIfExists(table)
+  for (const table of [P.blocks, P.pages, P.text, P.hero, P.note, P.site]) await knex.schema.dropTableIfExists(table)
 }
 
 /** Every row of every table, by table, in key order: what a refused write must leave as it was. */
@@ -98,7 +105,7 @@ export async function pageSnapshot(knex: Knex): Promise<Record<string, unknown[]
  * note 1 belong to no page.
  */
 export async function seedPages(knex: Knex): Promise<void> {
-  for (const table of [P.blocks, P.pages, P.text, P.hero, P.note]) await knex(table).delete()
+  for (const table of [P.blocks, P.pages, P.text, P.hero, P.note, P.site]) await knex(table).delete()
   await knex(P.pages).insert([
     { id: 1, title: 'Home' },
     { id: 2, title: 'About' },
