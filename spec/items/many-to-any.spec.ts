@@ -8,6 +8,7 @@ import request from 'supertest'
 import { createItemsRouter, type ItemsEvent } from '../../lib'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { startRealtimeHost, TestClient } from '../support/realtime'
 import { expectErrors, getInvalidQuery } from '../support/expect-error'
 import { createPageTables, dropPageTables, P, pageCollections, pageSnapshot, seedPages } from '../support/page-fixtures'
 
@@ -492,6 +493,39 @@ forEachDialect((ctx) => {
           { collection: 'block_text', item: String(drafted.id) },
           { collection: 'block_hero', item: '2' },
         ])
+      })
+    })
+
+    describe('realtime', () => {
+      it('a subscription expands the item in the events of a nested write', async () => {
+        const host = await startRealtimeHost(ctx.knex, {}, { collections: pageCollections })
+        try {
+          const ws = await TestClient.open(host.wsUrl, 'token-editor')
+          const fields = ['collection', 'item:block_text.text', 'item:block_hero.title']
+          await ws.ask({ type: 'subscribe', collection: 'page_blocks', event: 'create', uid: 'blocks', query: { fields } })
+          await request(host.server)
+            .post('/api/items/pages')
+            .send({
+              title: 'Live',
+              blocks: [
+                { collection: 'block_text', item: { text: 'Now' } },
+                { collection: 'block_hero', item: 2 },
+              ],
+            })
+            .expect(200)
+          expect(await ws.answer('blocks')).toEqual({
+            type: 'subscription',
+            event: 'create',
+            data: [
+              { collection: 'block_text', item: { text: 'Now' } },
+              { collection: 'block_hero', item: { title: 'Team' } },
+            ],
+            uid: 'blocks',
+          })
+          ws.socket.close()
+        } finally {
+          await host.close()
+        }
       })
     })
   })
