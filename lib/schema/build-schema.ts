@@ -392,6 +392,11 @@ function resolveManyToAny(
       bad(`collectionField "${named}" does not accept "${target.name}" (its enum)`)
     }
   }
+  if (collectionField.namesCollectionOf !== undefined) {
+    bad(`collectionField "${named}" names the collection of "${collectionField.namesCollectionOf.name}" already`)
+  }
+  const draft: Draft<Field> = collectionField
+  draft.namesCollectionOf = field
   return { collections: Object.freeze(targets), collectionField }
 }
 

@@ -28,6 +28,8 @@ export interface Field {
   readonly references?: Collection
   /** For the item field of a many-to-any: the collections its item may belong to, and the field naming which. */
   readonly referencesAny?: ManyToAny
+  /** For the collection field of a many-to-any: the item field whose collection it names. */
+  readonly namesCollectionOf?: Field
   /** For a many-to-one: the foreign key's ON DELETE action, when the configuration names it. */
   readonly onDelete?: OnDeleteAction
   /** For `array` fields: the elements' type. */

@@ -20,14 +20,9 @@ export function hasNestedValue(collection: Collection, data: unknown): boolean {
     const member = collection.members.get(name)
     if (member?.kind === 'o2m') return true
     if (member?.kind === 'field' && member.references !== undefined && isPlainObject(data[name])) return true
-    if (member?.kind === 'field' && (member.referencesAny !== undefined || anyItemOf(member) !== undefined)) return true
+    if (member?.kind === 'field' && (member.referencesAny !== undefined || member.namesCollectionOf !== undefined)) return true
   }
   return false
-}
-
-/** The many-to-any item field whose collection `field` names, if it is one. */
-function anyItemOf(field: Field): Field | undefined {
-  return field.collection.fields.find((other) => other.referencesAny?.collectionField === field)
 }
 
 export interface Planning {
@@ -92,7 +87,7 @@ function plan(
         throw invalidNested(`a nested write crosses more than ${options.maxDepth} relations (maxRelationalDepth)`, [...path, name])
       toOne.push(planToAny(member, data, path, below))
     } else {
-      const item = member?.kind === 'field' ? anyItemOf(member) : undefined
+      const item = member?.kind === 'field' ? member.namesCollectionOf : undefined
       if (item !== undefined && !Object.hasOwn(data, item.name)) {
         throw invalidNested(`"${name}" is written together with "${item.name}", the item it names the collection of`, [...path, name])
       }

@@ -282,6 +282,23 @@ const BROKEN: Array<[string, unknown, string, string[]]> = [
     ['collections.books.fields.item', 'tags.id'],
   ],
   [
+    'two many-to-any fields sharing one collection field',
+    options(
+      {},
+      {
+        ...withAnyItem({}),
+        books: {
+          fields: {
+            ...(withAnyItem({}).books as CollectionDefinition).fields,
+            other: { type: 'string', referencesAny: ['authors'], collectionField: 'kind' },
+          },
+        },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.other', 'kind', 'item'],
+  ],
+  [
     'a many-to-any that is also a reference',
     options({}, withAnyItem({ references: 'authors' })),
     'CONFIG_BAD_REFERENCE',
