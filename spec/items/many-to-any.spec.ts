@@ -528,5 +528,34 @@ forEachDialect((ctx) => {
         }
       })
     })
+
+    describe('Directus schema endpoints', () => {
+      it("describe the junction's two relations, linked to each other, and the alias as an m2a", async () => {
+        const described = createApp(ctx.knex, { collections: pageCollections, schemaEndpoints: true })
+        const relations = await request(described).get('/api/relations/page_blocks')
+        expect(relations.body.data).toEqual([
+          expect.objectContaining({
+            field: 'page',
+            related_collection: 'pages',
+            meta: expect.objectContaining({ one_field: 'blocks', junction_field: 'item', one_allowed_collections: null }),
+          }),
+          {
+            collection: 'page_blocks',
+            field: 'item',
+            related_collection: null,
+            schema: null,
+            meta: expect.objectContaining({
+              many_field: 'item',
+              one_collection: null,
+              one_collection_field: 'collection',
+              one_allowed_collections: ['block_text', 'block_hero'],
+              junction_field: 'page',
+            }),
+          },
+        ])
+        const alias = await request(described).get('/api/fields/pages/blocks')
+        expect(alias.body.data).toMatchObject({ type: 'alias', schema: null, meta: { special: ['m2a'], interface: 'list-m2a' } })
+      })
+    })
   })
 })
