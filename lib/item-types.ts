@@ -114,6 +114,11 @@ type WriteValue<D, S> = D extends { type: 'o2m'; collection: infer C; foreignKey
       ? InputValue<D> | PrimaryKey | AnyItem<S, R>
       : InputValue<D>
 
+/** The collections a many-to-any of `F` may name in its collection field `K`; never for another field. */
+type NamedCollections<F, K> = {
+  [N in keyof F]: F[N] extends { collectionField: K; referencesAny: readonly (infer R)[] } ? R : never
+}[keyof F]
+
 /** Fields a client may send in a write with nested values: the columns of `WritableNames`, and one-to-many aliases. */
 type WriteNames<F> = {
   [K in keyof F]: F[K] extends { readonly: true } | { generated: true } | { onCreate: string } | { onUpdate: string } ? never : K
@@ -123,12 +128,16 @@ type WriteNames<F> = {
 /**
  * What a create or update payload may hold, nested values included (see docs/guide/writes.md): a many-to-one
  * also takes an object, a one-to-many a list of keys and objects (without the foreign key the relation sets) or
- * `{ create, update, delete }`, a many-to-any's item a key or an object of its collections. With the other
+ * `{ create, update, delete }`, a many-to-any's item a key or an object of its collections (and its collection
+ * field one of their names). With the other
  * collections' definitions (`S`), the related objects are typed too, to any depth; without, they are any object.
  */
 export type ItemWriteOf<F extends Fields, S = Record<never, never>> = string extends keyof F
   ? Item
-  : { [K in WriteNames<F>]?: WriteValue<F[K], S> | undefined }
+  : {
+      [K in WriteNames<F>]?:
+        ([NamedCollections<F, K>] extends [never] ? WriteValue<F[K], S> : NamedCollections<F, K> | NullUnlessRequired<F[K]>) | undefined
+    }
 
 /** The primary key's value type. */
 export type KeyOf<F extends Fields> = string extends keyof F

@@ -192,6 +192,9 @@ export const blockWrites: BlockWrite[] = [
 ]
 // @ts-expect-error: no allowed collection has a field "nosuch"
 export const unknownAnyField: BlockWrite = { collection: 'block_text', item: { nosuch: 1 } }
+// @ts-expect-error: the collection field names one of the allowed collections
+export const unknownAnyCollection: BlockWrite = { collection: 'block_note', item: 1 }
+expectTypeOf<BlockWrite['collection']>().toEqualTypeOf<'block_text' | 'block_hero' | undefined>()
 expectTypeOf<ItemOf<typeof page_blocks.fields>['item']>().toEqualTypeOf<string>()
 
 // Without the other definitions, a related object is any object.
