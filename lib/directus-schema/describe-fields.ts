@@ -142,7 +142,10 @@ function columnSchema(field: Field, sight: VisibleSchema): DirectusFieldSchema {
 function fieldMeta(member: Member, id: number, sort: number, sight: VisibleSchema): Record<string, Json> {
   const common = { id, collection: member.collection.name, field: member.name, sort }
   if (member.kind === 'o2m') {
-    return orderedMeta({ ...common, special: ['o2m'], interface: 'list-o2m', options: null, readonly: false, required: false })
+    // A one-to-many to a junction whose item is a many-to-any is Directus's `m2a` alias.
+    const anyJunction = member.related.fields.some((field) => field.referencesAny !== undefined)
+    const kind = anyJunction ? 'm2a' : 'o2m'
+    return orderedMeta({ ...common, special: [kind], interface: `list-${kind}`, options: null, readonly: false, required: false })
   }
   const relatedShown = sight.related(member) !== undefined
   return orderedMeta({

@@ -56,8 +56,10 @@ function itemSchema(collection: Collection): Json {
       continue
     }
     const value = responseValue(member)
-    // A many-to-one answers its key, or the related item when `fields` reaches into it.
-    const shaped = member.references ? { anyOf: [value, ref(member.references, 'Item')] } : value
+    // A many-to-one answers its key, or the related item when `fields` reaches into it; a many-to-any the item of
+    // any of its collections.
+    const related = member.references ? [member.references] : (member.referencesAny?.collections ?? [])
+    const shaped = related.length > 0 ? { anyOf: [value, ...related.map((each) => ref(each, 'Item'))] } : value
     properties[member.name] = orNull(shaped, member.nullable && !member.primaryKey)
   }
   // No `required`: `fields` picks what a response holds. Field functions and aliases add keys of their own.
@@ -135,6 +137,14 @@ function withNestedValues(collection: Collection, schema: Json): Json {
     if (member.kind === 'o2m') properties[member.name] = toManyValue(member.related)
     else if (member.references && properties[member.name] !== undefined) {
       properties[member.name] = { anyOf: [properties[member.name], nestedItem(member.references)] }
+    } else if (member.referencesAny && properties[member.name] !== undefined) {
+      // A key of any allowed collection (a number too, stored as text), or an item of one of them.
+      const { collections, collectionField } = member.referencesAny
+      const keys = new Map(collections.map((each) => [each.primaryKey.type, responseValue(each.primaryKey)]))
+      properties[member.name] = {
+        anyOf: [properties[member.name], ...keys.values(), ...collections.map(nestedItem)],
+        description: `The key of an item, or an item to create or update, of the collection "${collectionField.name}" names beside it: ${collections.map((each) => each.name).join(', ')}.`,
+      }
     }
   }
   return { ...schema, properties }

@@ -72,10 +72,16 @@ export const ownSort = (node: SortNode): boolean => node.path.length === 0 && no
 /** Whether a sort key can be NULL: a relational or computed key always can (no related row, no date). */
 export const mayBeNull = (node: SortNode): boolean => node.path.length > 0 || node.operand !== undefined || node.field.nullable
 
-/** The fields a statement reads for `fields`: the key's fields, then fields and many-to-one keys. */
+/**
+ * The fields a statement reads for `fields`: the key's fields, then fields and many-to-one keys, and a
+ * many-to-any's key and the collection it names.
+ */
 export function readFields(collection: Collection, fields: readonly FieldNode[]): Set<Field> {
   const read = new Set<Field>(collection.key)
-  for (const node of fields) if (node.kind === 'field' || node.kind === 'm2o') read.add(node.field)
+  for (const node of fields) {
+    if (node.kind === 'field' || node.kind === 'm2o') read.add(node.field)
+    else if (node.kind === 'm2a') read.add(node.field).add(node.field.referencesAny!.collectionField)
+  }
   return read
 }
 

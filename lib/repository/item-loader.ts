@@ -2,7 +2,7 @@
 // many-to-one items where it can, and for one item by key also brings its key lists; then one per other relation
 // node of the field tree (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
-import type { AggregateQuery, FieldNode, Selection } from '../query/query'
+import type { AggregateQuery, AnyTarget, FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
 import { aggregatedItems, aggregateError } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
@@ -24,6 +24,9 @@ import { postProcessesResponses } from '../knex-adapter'
 type Row = Record<string, unknown>
 
 export const keyId = (key: unknown): string => String(key)
+
+/** A many-to-any item's id among those of every collection (see `anyItems`). */
+const anyId = (target: AnyTarget, id: string): string => `${target.related.name}\u0000${id}`
 
 /** The key id of the value `field` holds in a row the router read (its primary key, or a parent's foreign key). */
 const rowKeyId = (row: Row, field: Field, dialect: Dialect): string => keyId(fromStorage(field, row[field.name], dialect))
@@ -69,7 +72,24 @@ export const readFromRow = (fields: readonly FieldNode[]): boolean => !fields.so
  * Whether reading `fields` loads related items after the rows: without a relation node, the rows are the items
  * at once, and no promise is made for them (see is-promise-like.ts).
  */
-const loadsRelations = (fields: readonly FieldNode[]): boolean => fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m')
+const loadsRelations = (fields: readonly FieldNode[]): boolean =>
+  fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m' || (node.kind === 'm2a' && node.targets.length > 0))
+
+type AnyNode = Extract<FieldNode, { kind: 'm2a' }>
+
+/**
+ * The collection a row's many-to-any item belongs to among those `node` expands, and the item's key in that
+ * collection's type (the field may keep it as text); null when the row names none of them or no valid key.
+ */
+function anyReference(node: AnyNode, row: Row, dialect: Dialect): { target: AnyTarget; key: PrimaryKey } | null {
+  const { field } = node
+  const name = fromStorage(field.referencesAny!.collectionField, row[field.referencesAny!.collectionField.name], dialect)
+  const target = node.targets.find((each) => each.related.name === name)
+  const stored = fromStorage(field, row[field.name], dialect)
+  if (target === undefined || stored === null) return null
+  const key = target.related.primaryKey.spec.fromText(String(stored)) as PrimaryKey | undefined
+  return key === undefined ? null : { target, key }
+}
 
 export class ItemLoader {
   constructor(
@@ -283,6 +303,8 @@ export class ItemLoader {
         const references = rows.map((row) => fromStorage(node.field, row[node.field.name], this.dialect)).filter((key) => key !== null)
         const related = [...new Set(references)] as PrimaryKey[]
         relations.set(node, await this.byKeys(db, node.related, related, node.children, node.scope, budget))
+      } else if (node.kind === 'm2a') {
+        relations.set(node, await this.anyItems(db, node, rows, budget))
       } else if (node.kind === 'o2m') {
         const list = folded.findIndex((candidate) => candidate.node === node)
         const unfolded = list >= 0 ? this.unfoldKeys(node, list, keys, rows, budget) : null
@@ -314,6 +336,14 @@ export class ItemLoader {
           case 'm2o': {
             const reference = fromStorage(node.field, row[node.field.name], this.dialect)
             item[node.output] = reference === null ? null : (relations.get(node)?.get(keyId(reference)) ?? null)
+            break
+          }
+          case 'm2a': {
+            const reference = anyReference(node, row, this.dialect)
+            item[node.output] =
+              reference === null
+                ? fromStorage(node.field, row[node.field.name], this.dialect)
+                : (relations.get(node)?.get(anyId(reference.target, keyId(reference.key))) ?? null)
             break
           }
           case 'o2m':
@@ -383,6 +413,25 @@ export class ItemLoader {
     const byKey = new Map<string, Item>()
     for (const id of found.keys()) byKey.set(id, items[position++]!)
     return byKey
+  }
+
+  /**
+   * A many-to-any's items for these rows, by collection and key id (`anyId`): one read by key per collection
+   * the request expands, whatever the number of rows.
+   */
+  private async anyItems(db: Db, node: AnyNode, rows: readonly Row[], budget: RowBudget): Promise<Map<string, Item>> {
+    const keys = new Map<AnyTarget, Map<string, PrimaryKey>>(node.targets.map((target) => [target, new Map()]))
+    for (const row of rows) {
+      const reference = anyReference(node, row, this.dialect)
+      if (reference !== null) keys.get(reference.target)!.set(keyId(reference.key), reference.key)
+    }
+    const found = new Map<string, Item>()
+    for (const [target, wanted] of keys) {
+      if (wanted.size === 0) continue
+      const items = await this.byKeys(db, target.related, [...wanted.values()], target.children, target.scope, budget)
+      for (const [id, item] of items) found.set(anyId(target, id), item)
+    }
+    return found
   }
 
   /** The items of `collection` with these keys and within `scope`, by key id: one statement per chunk of keys. */

@@ -26,6 +26,10 @@ export interface Field {
   readonly hidden: boolean
   /** For a many-to-one: the related collection. */
   readonly references?: Collection
+  /** For the item field of a many-to-any: the collections its item may belong to, and the field naming which. */
+  readonly referencesAny?: ManyToAny
+  /** For the collection field of a many-to-any: the item field whose collection it names. */
+  readonly namesCollectionOf?: Field
   /** For a many-to-one: the foreign key's ON DELETE action, when the configuration names it. */
   readonly onDelete?: OnDeleteAction
   /** For `array` fields: the elements' type. */
@@ -40,6 +44,15 @@ export interface Field {
   /** The value the router writes on create / on update, if any. */
   readonly onCreate?: ManagedValue
   readonly onUpdate?: ManagedValue
+}
+
+/**
+ * The item side of a many-to-any (a junction row's `item`): the key of an item of one of `collections`, whose
+ * name `collectionField` holds. No foreign key stands behind it: the router checks every write.
+ */
+export interface ManyToAny {
+  readonly collections: readonly Collection[]
+  readonly collectionField: Field
 }
 
 /** A one-to-many alias: the items of `related` whose `foreignKey` holds this item's primary key. */
@@ -107,6 +120,10 @@ export const isHidden = (member: Member): boolean => member.kind === 'field' && 
 
 /** A many-to-one field or a one-to-many alias: a member that leads to another collection. */
 export const isRelation = (member: Member): boolean => member.kind === 'o2m' || member.references !== undefined
+
+/** The allowed collection of a many-to-any named `name`, if it is one. */
+export const anyTarget = (field: Field, name: unknown): Collection | undefined =>
+  field.referencesAny?.collections.find((collection) => collection.name === name)
 
 /** The collection a relation leads to; undefined for a plain field. */
 export const relatedOf = (member: Member): Collection | undefined => (member.kind === 'o2m' ? member.related : member.references)

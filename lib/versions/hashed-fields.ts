@@ -55,6 +55,17 @@ export function hashNodes(collection: Collection, deltas: readonly Readonly<Reco
       }
       if (index === -1) nodes.push(node)
       else nodes[index] = node
+    } else if (member.referencesAny !== undefined && !member.hidden && objects.length > 0) {
+      // A many-to-any's item in each collection the deltas name beside an object.
+      const collectionName = member.referencesAny.collectionField.name
+      const targets = member.referencesAny.collections.flatMap((related) => {
+        const into = written.filter((delta) => delta[collectionName] === related.name).flatMap((delta) => nestedObjects(delta[name]))
+        return into.length === 0 ? [] : [{ related, children: hashNodes(related, into), scope: null }]
+      })
+      const index = nodes.findIndex((node) => node.output === name)
+      const node: FieldNode = { kind: 'm2a', output: name, field: member, targets }
+      if (index === -1) nodes.push(node)
+      else nodes[index] = node
     }
   }
   return nodes

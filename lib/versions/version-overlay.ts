@@ -21,6 +21,7 @@ export interface Layer {
 
 type O2MNode = Extract<FieldNode, { kind: 'o2m' }>
 type M2ONode = Extract<FieldNode, { kind: 'm2o' }>
+type M2ANode = Extract<FieldNode, { kind: 'm2a' }>
 
 /** An object of the draft split into its key (null: an item to create) and its other fields. */
 function splitKey(collection: Collection, value: Readonly<Record<string, unknown>>): [PrimaryKey | null, Record<string, unknown>] {
@@ -79,11 +80,16 @@ export class VersionOverlay {
           ? values
           : node.kind === 'm2o'
             ? await this.toOne(node, values)
-            : await this.toMany(
-                node,
-                changed.map((index) => layers[index]!.key),
-                values,
-              )
+            : node.kind === 'm2a'
+              ? await this.toAny(
+                  node,
+                  changed.map((index) => layers[index]!.delta),
+                )
+              : await this.toMany(
+                  node,
+                  changed.map((index) => layers[index]!.key),
+                  values,
+                )
       changed.forEach((index, n) => {
         shown[index]![node.output] = results[n]
       })
@@ -118,6 +124,25 @@ export class VersionOverlay {
     slots.forEach((slot, index) => {
       results[slot] = overlaid[index]
     })
+    return results
+  }
+
+  /**
+   * A many-to-any's item: for each collection the request expands, as a many-to-one to it would show; the value
+   * as saved where the draft names another collection (the draft always names it beside the item).
+   */
+  private async toAny(node: M2ANode, deltas: readonly Readonly<Record<string, unknown>>[]): Promise<unknown[]> {
+    const name = node.field.referencesAny!.collectionField.name
+    const results: unknown[] = deltas.map((delta) => delta[node.field.name])
+    for (const target of node.targets) {
+      const slots = deltas.flatMap((delta, index) => (delta[name] === target.related.name ? [index] : []))
+      if (slots.length === 0) continue
+      const shown = await this.toOne(
+        { kind: 'm2o', output: node.output, field: node.field, ...target },
+        slots.map((index) => results[index]),
+      )
+      slots.forEach((slot, index) => (results[slot] = shown[index]))
+    }
     return results
   }
 

@@ -11,6 +11,7 @@ import { createItemsRouter, ConfigError, type ItemsRouterOptions } from '../../l
 import { errorStatuses } from '../../lib/errors'
 import { fixtureDocument } from './fixture-document'
 import { recordingLogger } from '../support/app'
+import { pageCollections } from '../support/page-fixtures'
 
 // The validator is an ES module only; a child process loads it without jest's CommonJS module system.
 function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown } {
@@ -138,6 +139,30 @@ describe('OpenAPI document', () => {
       additionalProperties: false,
     })
     expect(none).toEqual({ type: 'null' })
+  })
+
+  it("describes a many-to-any's item: a key or an item of each allowed collection, read or written", () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const pages = createItemsRouter({ knex, collections: pageCollections }).openapi({ serverUrl: '/api' })
+    void knex.destroy()
+    expect(validateOpenApi(pages)).toMatchObject({ valid: true })
+    const all = schemas(pages)
+    const item = (all['page_blocks.Item']!.properties as Record<string, unknown>).item
+    expect(item).toEqual({
+      anyOf: [
+        expect.objectContaining({ type: 'string', maxLength: 40 }),
+        { $ref: '#/components/schemas/block_text.Item' },
+        { $ref: '#/components/schemas/block_hero.Item' },
+      ],
+    })
+    const written = (all['page_blocks.Create']!.properties as Record<string, { anyOf: unknown[]; description: string }>).item!
+    expect(written.anyOf).toEqual([
+      expect.objectContaining({ type: 'string' }),
+      expect.objectContaining({ type: 'integer' }),
+      { anyOf: [{ $ref: '#/components/schemas/block_text.Create' }, { $ref: '#/components/schemas/block_text.Update' }] },
+      { anyOf: [{ $ref: '#/components/schemas/block_hero.Create' }, { $ref: '#/components/schemas/block_hero.Update' }] },
+    ])
+    expect(written.description).toContain('"collection"')
   })
 
   it('lists the error codes of errors.ts, each under its status', () => {

@@ -65,6 +65,18 @@ function withForeignSequel(): Definitions {
   return definitions
 }
 
+/**
+ * `library()` with books given a many-to-any `item` (over authors, and tags whose keys are strings) and its
+ * collection field `kind`; `patch` changes the item field, `kind` replaces the collection field.
+ */
+function withAnyItem(patch: Record<string, unknown>, kind: unknown = { type: 'string' }): Definitions {
+  const item: Record<string, unknown> = { type: 'string', referencesAny: ['authors'], collectionField: 'kind', ...patch }
+  for (const [name, value] of Object.entries(patch)) if (value === undefined) delete item[name]
+  const definitions = withFields({ kind, item })
+  definitions.tags = { fields: { id: { type: 'string', primaryKey: true } } }
+  return definitions
+}
+
 function options(extra: Record<string, unknown> = {}, collections: unknown = library()): unknown {
   return { knex, collections, ...extra }
 }
@@ -248,6 +260,83 @@ const BROKEN: Array<[string, unknown, string, string[]]> = [
     'CONFIG_BAD_O2M',
     ['collections.authors.fields.books', 'books.sequel'],
   ],
+  [
+    'a many-to-any naming an unknown collection',
+    options({}, withAnyItem({ referencesAny: ['authors', 'poems'] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'poems'],
+  ],
+  [
+    'a many-to-any over a collection with a composite key',
+    options(
+      {},
+      {
+        ...withAnyItem({ referencesAny: ['authors', 'shelves'] }),
+        shelves: { fields: { room: { type: 'integer', primaryKey: true }, row: { type: 'integer', primaryKey: true } } },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', '"shelves"', '2 fields'],
+  ],
+  [
+    'a many-to-any with an empty list',
+    options({}, withAnyItem({ referencesAny: [] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'referencesAny'],
+  ],
+  [
+    'a many-to-any without its collection field',
+    options({}, withAnyItem({ collectionField: undefined })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'collectionField'],
+  ],
+  [
+    'a many-to-any whose collection field is not a string',
+    options({}, withAnyItem({ collectionField: 'pages' })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'pages'],
+  ],
+  [
+    'a many-to-any whose collection field cannot hold a name',
+    options({}, withAnyItem({}, { type: 'string', maxLength: 3 })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'authors'],
+  ],
+  [
+    'a many-to-any whose item field is too short for a key',
+    options({}, withAnyItem({ maxLength: 5 })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'authors.id'],
+  ],
+  [
+    'a many-to-any whose integer item field cannot hold a string key',
+    options({}, withAnyItem({ type: 'integer', referencesAny: ['authors', 'tags'] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'tags.id'],
+  ],
+  [
+    'two many-to-any fields sharing one collection field',
+    options(
+      {},
+      {
+        ...withAnyItem({}),
+        books: {
+          fields: {
+            ...(withAnyItem({}).books as CollectionDefinition).fields,
+            other: { type: 'string', referencesAny: ['authors'], collectionField: 'kind' },
+          },
+        },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.other', 'kind', 'item'],
+  ],
+  [
+    'a many-to-any that is also a reference',
+    options({}, withAnyItem({ references: 'authors' })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item'],
+  ],
   ['access that is a string', options({}, withCollection({ access: 'yes' })), 'CONFIG_BAD_ACCESS', ['collections.books.access']],
   [
     'access naming an unknown action',
@@ -366,6 +455,8 @@ describe('createItemsRouter() valid configurations', () => {
   const VALID: Array<[string, unknown]> = [
     ['the fixture collections', { knex, collections: fixtureCollections }],
     ['the two-collection library', options()],
+    ['a many-to-any over integer and string keys, kept as text', options({}, withAnyItem({ referencesAny: ['authors', 'tags'] }))],
+    ['a many-to-any in an integer field over integer keys', options({}, withAnyItem({ type: 'integer' }))],
     [
       'every limit set at router level',
       options({
