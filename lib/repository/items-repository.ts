@@ -22,7 +22,9 @@ import { ItemExports } from './item-exports'
 import type { KnownKeys, ReturnedRow, ReturningColumns, ScopeOf } from './write-types'
 import { ItemInserts, rowOf } from './item-inserts'
 import { KeyChecks } from './key-checks'
-import { keyChunks, whereKeys } from './where-keys'
+import { keyChunks, whereExactKey, whereKeys } from './where-keys'
+import { compileFilter } from '../sql/compile-filter'
+import { OWN_VALUES } from '../sql/value-slots'
 import { keyComponents, keyOfValues } from '../schema/item-key'
 import { OneItemUpdate } from './one-item-update'
 import { ItemCounts } from './item-counts'
@@ -303,6 +305,18 @@ export class ItemsRepository {
     if (scope !== null && !onRowOnly(scope)) return Promise.resolve(null)
     const returns = this.dialect.returnsRows && !this.traits.of(this.knex).readsBack.has(collection.table)
     return this.oneItemUpdate.run(db, collection, key, payload, scope, returns ? answer : null, answer)
+  }
+
+  /**
+   * Deletes the item with `key` if it lies within `scope` (plain conditions on the row only), in one statement;
+   * answers whether it did. False also where this cannot be tried: a relational scope, or items of other
+   * collections that may still reference it (`restrictedBy`, checked first on the long way).
+   */
+  async deleteWithin(db: Db, collection: Collection, key: PrimaryKey, scope: FilterNode | null): Promise<boolean> {
+    if ((scope !== null && !onRowOnly(scope)) || collection.restrictedBy.length > 0) return false
+    const qb = whereExactKey(db(collection.table), collection, key, this.dialect)
+    if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table, OWN_VALUES)
+    return (await qb.delete()) > 0
   }
 
   /**

@@ -13,6 +13,21 @@ import type { PrimaryKey } from '../types'
 export const keyChunks = (collection: Collection, keys: readonly PrimaryKey[], dialect: Dialect): PrimaryKey[][] =>
   chunk(keys, Math.floor(dialect.maxParameters / collection.key.length))
 
+/**
+ * Narrows `qb` to the one item whose key is exactly `key`, for a write that no read by key checked first: the
+ * column's collation may take "A", "a " or "á" for "a" (MySQL's usual ones do). A raw condition beside the plain
+ * one (which the index serves): the builder has no exact comparison (see Dialect.exactText).
+ */
+export function whereExactKey(qb: Knex.QueryBuilder, collection: Collection, key: PrimaryKey, dialect: Dialect): Knex.QueryBuilder {
+  const components = collection.key.length === 1 ? [key] : keyComponents(collection, key)
+  collection.key.forEach((field, index) => {
+    const stored = toStorage(field, components[index], dialect) as Knex.Value
+    qb.where(field.column, stored)
+    if (field.spec.text && dialect.exactText !== null) qb.whereRaw(`?? = ${dialect.exactText}`, [field.column, stored])
+  })
+  return qb
+}
+
 /** Narrows `qb` to the items with these keys (a chunk of `keyChunks`). */
 export function whereKeys(qb: Knex.QueryBuilder, collection: Collection, keys: readonly PrimaryKey[], dialect: Dialect): Knex.QueryBuilder {
   if (collection.key.length === 1) {

@@ -245,6 +245,54 @@ forEachDialect((ctx) => {
       expect(((await ctx.knex('articles').where('id', draft.id).first('rating')) as { rating: number | null }).rating).toBe(draft.rating)
     })
 
+    it('deletes one item by key with the DELETE alone, and emits the same event', async () => {
+      const events: ItemsEvent[] = []
+      const withEvents = createApp(ctx.knex, {
+        collections: { ...collections, comments: { ...collections.comments, hooks: { afterDelete: (event) => void events.push(event) } } },
+      })
+      const { id } = (await ctx.knex('comments').first('id')) as { id: number }
+      const { result, sql } = await ctx.countQueries(() => request(withEvents).delete(`/api/items/comments/${id}`))
+      expect(result.status).toBe(204)
+      expect(verbs(sql)).toEqual(['delete'])
+      expect(await ctx.knex('comments').where('id', id).first()).toBeUndefined()
+      expect(events).toEqual([expect.objectContaining({ action: 'delete', collection: 'comments', keys: [id] })])
+    })
+
+    it("answers a delete of a missing key 404 the long way, and holds the delete rule's scope in the DELETE", async () => {
+      const missing = await ctx.countQueries(() => request(app).delete('/api/items/comments/9999'))
+      expect(missing.result.status).toBe(404)
+      expect(verbs(missing.sql).slice(0, 2)).toEqual(['delete', 'begin'])
+
+      const scoped = createApp(ctx.knex, {
+        collections: {
+          ...collections,
+          comments: { ...collections.comments, access: { read: true, delete: { filter: { author: { _eq: 1 } } } } },
+        },
+      })
+      const mine = (await ctx.knex('comments').where('author', 1).first('id')) as { id: number }
+      const other = (await ctx.knex('comments').whereNot('author', 1).first('id')) as { id: number }
+      const refused = await request(scoped).delete(`/api/items/comments/${other.id}`)
+      expect(refused.status).toBe(403)
+      expect(await ctx.knex('comments').where('id', other.id).first()).toBeDefined()
+      const allowed = await ctx.countQueries(() => request(scoped).delete(`/api/items/comments/${mine.id}`))
+      expect(allowed.result.status).toBe(204)
+      expect(verbs(allowed.sql)).toEqual(['delete'])
+    })
+
+    it('keeps the transaction for a delete with a before hook or If-Match', async () => {
+      const hooked = createApp(ctx.knex, {
+        collections: { ...collections, comments: { ...collections.comments, hooks: { beforeDelete: (keys) => keys } } },
+      })
+      const [first, second] = (await ctx.knex('comments').orderBy('id').limit(2).select('id')) as { id: number }[]
+      const viaHook = await ctx.countQueries(() => request(hooked).delete(`/api/items/comments/${first!.id}`))
+      expect(viaHook.result.status).toBe(204)
+      expect(verbs(viaHook.sql)).toContain('begin')
+      const etag = (await request(app).get(`/api/items/comments/${second!.id}`)).headers.etag!
+      const viaTag = await ctx.countQueries(() => request(app).delete(`/api/items/comments/${second!.id}`).set('If-Match', etag))
+      expect(viaTag.result.status).toBe(204)
+      expect(verbs(viaTag.sql)).toContain('begin')
+    })
+
     it('answers database refusals as before and emits the same events', async () => {
       const events: ItemsEvent[] = []
       const router = createApp(ctx.knex)
