@@ -189,7 +189,9 @@ export class ItemsRepository {
    * state between attempts. With `lock`, no other transaction with the same lock name runs at the same time.
    * With `retryDuplicateKey`, an insert refused because its primary key is taken runs again too: the lock
    * only binds one server (MySQL's GET_LOCK is local to a Galera node), so a create under it may still lose
-   * a race for a fixed key to another server's, and the next attempt sees the winner's row.
+   * a race for a fixed key to another server's, and the next attempt sees the winner's row. A create that let
+   * the database draw a key asks for it too (as a function: whether the failed attempt drew one): a key drawn
+   * just before another create inserted the same key explicitly is taken, and the next draw is past it.
    * With `bare`, which a caller may ask for only when none of the host's code (a hook's `meta.db`) receives the
    * transaction, a transaction without a lock runs as a bare one (see bare-transaction.ts).
    * Database errors become the API's errors.
@@ -197,7 +199,7 @@ export class ItemsRepository {
   async transaction<T>(
     collection: Collection,
     work: (trx: Db) => Promise<T>,
-    options: { lock?: string; retryDuplicateKey?: boolean; bare?: boolean } = {},
+    options: { lock?: string; retryDuplicateKey?: boolean | (() => boolean); bare?: boolean } = {},
   ): Promise<T> {
     const { lock, retryDuplicateKey = false, bare = false } = options
     const run = (): Promise<T> => {
@@ -205,12 +207,7 @@ export class ItemsRepository {
       return bare ? bareTransaction(this.knex, work) : this.knex.transaction(work)
     }
     try {
-      return await retryTransaction(
-        this.dialect,
-        this.transactionAttempts,
-        run,
-        retryDuplicateKey ? (error) => this.isDuplicateKey(error, collection) : undefined,
-      )
+      return await retryTransaction(this.dialect, this.transactionAttempts, run, this.duplicateKeyRetry(collection, retryDuplicateKey))
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
     }
@@ -261,10 +258,15 @@ export class ItemsRepository {
    * unknown either way, and one lost in any other round trip of a transaction fails a write the client must send
    * again all the same. Where a statement does not commit by itself (ServerTraits.autocommits), it keeps them.
    */
-  async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>): Promise<T> {
-    if (!this.traits.of(this.knex).autocommits) return this.transaction(collection, work, { bare: true })
+  async oneStatement<T>(collection: Collection, work: (db: Db) => Promise<T>, retryDuplicateKey = false): Promise<T> {
+    if (!this.traits.of(this.knex).autocommits) return this.transaction(collection, work, { bare: true, retryDuplicateKey })
     try {
-      return await retryTransaction(this.dialect, this.transactionAttempts, () => work(this.knex))
+      return await retryTransaction(
+        this.dialect,
+        this.transactionAttempts,
+        () => work(this.knex),
+        this.duplicateKeyRetry(collection, retryDuplicateKey),
+      )
     } catch (error) {
       throw mapDbError(error, collection, this.dialect)
     }
@@ -424,6 +426,12 @@ export class ItemsRepository {
         part.map((key) => toStorage(pk, key, this.dialect)),
       )
     }
+  }
+
+  /** The `alsoRetry` of `retryTransaction` for a write that asked to run again when its primary key was taken. */
+  private duplicateKeyRetry(collection: Collection, retry: boolean | (() => boolean)): ((error: unknown) => boolean) | undefined {
+    if (retry === false) return undefined
+    return (error) => (retry === true || retry()) && this.isDuplicateKey(error, collection)
   }
 
   /** Whether a driver error says an insert's primary key is already taken. */

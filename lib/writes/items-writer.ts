@@ -52,6 +52,12 @@ const created = ({ keys, rows }: Created, payloads: readonly Payload[]): Written
   rows,
 })
 
+/** Whether inserting `payloads` lets the database draw a key for one of them. */
+const drawsKey = (collection: Collection, payloads: readonly Payload[]): boolean => {
+  const key = collection.primaryKey
+  return key.autoIncrement && payloads.some((payload) => payload.get(key) === undefined || payload.get(key) === null)
+}
+
 /** A write checked and ready: how it runs in its transaction, and its payloads when no before hook can change them. */
 interface PreparedWrite<Args extends unknown[]> {
   readonly run: (trx: Db, ...args: Args) => Promise<Written>
@@ -110,17 +116,22 @@ export class ItemsWriter {
     const fields = await this.answerFields('afterCreate')
     // Without RETURNING on the server's INSERT (MySQL, MariaDB before 10.5), the items are read back.
     const returning = fields === null ? null : this.repository.returningColumns(collection, fields)
+    // Payloads may come from before hooks, so whether an attempt drew a key is known once it ran.
+    let drewKey = false
     const written = single
-      ? await repository.oneStatement(collection, async (db) =>
-          created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
+      ? await repository.oneStatement(
+          collection,
+          async (db) => created(await repository.create(db, collection, single, this.access.view.scope, returning), single),
+          drawsKey(collection, single),
         )
       : await repository.transaction(
           collection,
           async (trx) => {
             await options.guard?.(trx, [])
-            return this.finish(trx, await write.run(trx, returning), options)
+            const result = await write.run(trx, returning, (payloads) => (drewKey = drawsKey(collection, payloads)))
+            return this.finish(trx, result, options)
           },
-          this.transactionOptions('beforeCreate'),
+          { ...this.transactionOptions('beforeCreate'), retryDuplicateKey: () => drewKey },
         )
     this.returned = written.rows ? { keys: written.keys, rows: written.rows } : null
     const after = this.after(written)
@@ -253,7 +264,7 @@ export class ItemsWriter {
     sent: readonly unknown[],
     batch: boolean,
     key?: Keying,
-  ): PreparedWrite<[returning?: ReturningColumns | null]> {
+  ): PreparedWrite<[returning?: ReturningColumns | null, inserting?: (payloads: readonly Payload[]) => void]> {
     const { collection, repository, lifecycle } = this
     const inputs = this.checks.relaxed(rule, sent) ?? sent
     this.checks.assertWritable(rule, 'create', inputs, (index) => (batch ? index : undefined))
@@ -263,10 +274,11 @@ export class ItemsWriter {
     return {
       // A singleton's fixed key is chosen inside its lock: never a write of its own.
       payloads: key ? null : early,
-      run: async (trx, returning = null) => {
+      run: async (trx, returning = null, inserting) => {
         const payloads =
           early ??
           validateAll(await inOrder(inputs, (input) => lifecycle.before(collection, 'beforeCreate', input as Item, this.meta(trx))))
+        inserting?.(payloads)
         const written = await repository.create(trx, collection, key ? payloads.map(key) : payloads, this.access.view.scope, returning)
         return created(written, payloads)
       },
