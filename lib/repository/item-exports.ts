@@ -16,14 +16,6 @@ import { streamPieces, streamRows, type ChunkLoader, type PieceLoader } from './
  */
 const COPY_CHUNK_ROWS = 10_000
 
-/**
- * Rows of arrays per item in a chunk (see `streamArrays`): a row read as an array of plain values and written
- * straight into its CSV line costs a fraction of an item's time and memory, so a chunk this many times longer
- * holds the event loop (better-sqlite3 reads on it) and memory about as long as a chunk of items, with fewer
- * statements and writes per row (`npm run bench:export`; `npm run bench:stall`, concurrent exports).
- */
-const ARRAY_ROWS_PER_ITEM = 5
-
 /** The selection of an export's chunk of at most `limit` items after `after` (null: the export's first chunk). */
 const chunkOf = (query: Query, after: readonly unknown[] | null, limit: number): Selection => ({
   ...query,
@@ -60,7 +52,7 @@ export class ItemExports {
 
   /**
    * The items of a list of plain fields (no relation or function) as arrays of their values in the order of
-   * `query.fields`, in chunks as `streamItems` reads them (ARRAY_ROWS_PER_ITEM times longer), where the loader reads arrays (ItemLoader.readsArrays):
+   * `query.fields`, in chunks as `streamItems` reads them, of `Dialect.exportArrayChunkRows` rows, where the loader reads arrays (ItemLoader.readsArrays):
    * a CSV export needs no item objects. null otherwise.
    */
   streamArrays(collection: Collection, query: Query): AsyncGenerator<unknown[][], void, undefined> | null {
@@ -68,7 +60,7 @@ export class ItemExports {
     if (fields === null || !this.loader.readsArrays) return null
     const load: ChunkLoader<unknown[]> = (after, limit) =>
       this.loader.loadArrays(this.reads(), collection, fields, chunkOf(query, after, limit))
-    return streamRows(load, query.limit, Math.min(this.dialect.exportChunkRows * ARRAY_ROWS_PER_ITEM, this.maxLoadedRows))
+    return streamRows(load, query.limit, Math.min(this.dialect.exportArrayChunkRows, this.maxLoadedRows))
   }
 
   /**
