@@ -88,21 +88,36 @@ type RelatedFields<S, Name> = Name extends keyof S ? (S[Name] extends { fields: 
 type NestedItem<S, Name> = [RelatedFields<S, Name>] extends [never] ? Record<string, unknown> : ItemWriteOf<RelatedFields<S, Name>, S>
 type NestedKey<S, Name> = [RelatedFields<S, Name>] extends [never] ? PrimaryKey : KeyOf<RelatedFields<S, Name>>
 
+/** A one-to-many child in a write: a related item without its foreign key `FK`, which the relation sets. */
+type ChildItem<S, Name, FK> = [RelatedFields<S, Name>] extends [never]
+  ? Record<string, unknown>
+  : Omit<ItemWriteOf<RelatedFields<S, Name>, S>, FK & string>
+
 /** A one-to-many value: the complete new list (keys and items), the detailed form, or null (no children). */
-type ToManyWrite<S, Name> =
-  | readonly (NestedKey<S, Name> | NestedItem<S, Name>)[]
+type ToManyWrite<S, Name, FK> =
+  | readonly (NestedKey<S, Name> | ChildItem<S, Name, FK>)[]
   | {
-      create?: readonly NestedItem<S, Name>[]
-      update?: readonly NestedItem<S, Name>[]
+      create?: readonly ChildItem<S, Name, FK>[]
+      update?: readonly ChildItem<S, Name, FK>[]
       delete?: readonly NestedKey<S, Name>[]
     }
   | null
 
-type WriteValue<D, S> = D extends { type: 'o2m'; collection: infer C }
-  ? ToManyWrite<S, C>
+/** A many-to-any's item in a write: a key, or an item of one of the collections `Names` (typed one by one). */
+type AnyItem<S, Names> = Names extends unknown ? NestedItem<S, Names> : never
+
+type WriteValue<D, S> = D extends { type: 'o2m'; collection: infer C; foreignKey: infer FK }
+  ? ToManyWrite<S, C, FK>
   : D extends { references: infer R }
     ? InputValue<D> | NestedItem<S, R>
-    : InputValue<D>
+    : D extends { referencesAny: readonly (infer R)[] }
+      ? InputValue<D> | PrimaryKey | AnyItem<S, R>
+      : InputValue<D>
+
+/** The collections a many-to-any of `F` may name in its collection field `K`; never for another field. */
+type NamedCollections<F, K> = {
+  [N in keyof F]: F[N] extends { collectionField: K; referencesAny: readonly (infer R)[] } ? R : never
+}[keyof F]
 
 /** Fields a client may send in a write with nested values: the columns of `WritableNames`, and one-to-many aliases. */
 type WriteNames<F> = {
@@ -112,19 +127,29 @@ type WriteNames<F> = {
 
 /**
  * What a create or update payload may hold, nested values included (see docs/guide/writes.md): a many-to-one
- * also takes an object, a one-to-many a list of keys and objects or `{ create, update, delete }`. With the other
+ * also takes an object, a one-to-many a list of keys and objects (without the foreign key the relation sets) or
+ * `{ create, update, delete }`, a many-to-any's item a key or an object of its collections (and its collection
+ * field one of their names). With the other
  * collections' definitions (`S`), the related objects are typed too, to any depth; without, they are any object.
  */
 export type ItemWriteOf<F extends Fields, S = Record<never, never>> = string extends keyof F
   ? Item
-  : { [K in WriteNames<F>]?: WriteValue<F[K], S> | undefined }
+  : {
+      [K in WriteNames<F>]?:
+        ([NamedCollections<F, K>] extends [never] ? WriteValue<F[K], S> : NamedCollections<F, K> | NullUnlessRequired<F[K]>) | undefined
+    }
 
-/** The primary key's value type. */
+/** Whether `T` is a union of several types (several key fields: a composite key). */
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+
+/** The primary key's value type; a composite key's is its text form (`"1,23"`, see docs/reference/keys.md). */
 export type KeyOf<F extends Fields> = string extends keyof F
   ? PrimaryKey
   : [KeyNames<F>] extends [never]
     ? PrimaryKey
-    : Extract<ReadValue<F[KeyNames<F>]>, PrimaryKey>
+    : true extends IsUnion<KeyNames<F>>
+      ? string
+      : Extract<ReadValue<F[KeyNames<F>]>, PrimaryKey>
 
 /** The item, payload and key types of one collection, as hooks and events see them. */
 export interface ItemShape {

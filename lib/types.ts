@@ -67,7 +67,10 @@ export type ManagedValue = 'now' | 'user'
 /** A field backed by a column of the collection's table. */
 export interface ScalarFieldDefinition {
   type: FieldType
-  /** The field is the collection's primary key. Exactly one field per collection must be. @default false */
+  /**
+   * The field is (part of) the collection's primary key. At least one field per collection must be; several make a
+   * composite key, its components in definition order (see docs/reference/keys.md). @default false
+   */
   primaryKey?: boolean
   /** The database assigns the value (integer primary keys). An explicit value on create is still honoured. @default false */
   autoIncrement?: boolean
@@ -101,6 +104,19 @@ export interface ScalarFieldDefinition {
    * Writes are checked against it (400 `INVALID_FOREIGN_KEY`) on every database.
    */
   references?: string
+  /**
+   * Makes the field the item side of a many-to-any (the junction of a page builder): its value is the primary
+   * key of an item of one of these collections, and `collectionField` names which one. Directus keeps the key
+   * as text, so the field is usually a `string`; an integer or uuid field works when every listed collection
+   * has keys of that type. No database can hold such a foreign key: the router checks every write (the
+   * collection must be listed, the item must exist and be visible to the caller). Reads expand it per
+   * collection: `fields=blocks.item:block_text.*`.
+   *
+   * @example { collection: { type: 'string' }, item: { type: 'string', referencesAny: ['block_text', 'block_hero'], collectionField: 'collection' } }
+   */
+  referencesAny?: readonly string[]
+  /** For a field with `referencesAny`: the `string` field of the same collection that holds the item's collection name. */
+  collectionField?: string
   /**
    * For a field with `references`: the foreign key's `ON DELETE` action. Under `noAction` and `restrict`,
    * deleting an item other items still reference is a 400 `INVALID_FOREIGN_KEY` that deletes nothing, on every

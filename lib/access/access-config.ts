@@ -89,7 +89,11 @@ export function buildAccess(
 
 /** Each collection with every collection its relations lead to, itself included, at any depth. */
 export function reachableCollections(schema: Schema): ReadonlyMap<Collection, readonly Collection[]> {
-  const neighbours = (collection: Collection): Collection[] => [...collection.members.values()].flatMap((member) => relatedOf(member) ?? [])
+  const neighbours = (collection: Collection): Collection[] =>
+    [...collection.members.values()].flatMap((member) => [
+      ...[relatedOf(member) ?? []].flat(),
+      ...(member.kind === 'field' ? (member.referencesAny?.collections ?? []) : []),
+    ])
   return new Map(
     [...schema.collections.values()].map((start) => {
       const seen = new Set([start])

@@ -104,7 +104,10 @@ function readGrant(collection: Collection, decision: AccessDecision, limits: Fil
   if (decision === false) return null
   if (decision === true) return { fields: null, scope: null }
   return {
-    fields: fieldSet(decision.fields, [collection.primaryKey.name]),
+    fields: fieldSet(
+      decision.fields,
+      collection.key.map((field) => field.name),
+    ),
     scope: ruleFilters(decision, collection, 'read', limits, now).filter,
   }
 }

@@ -128,7 +128,8 @@ function columnSchema(field: Field, sight: VisibleSchema): DirectusFieldSchema {
     is_generated: field.generated,
     generation_expression: null,
     is_nullable: field.nullable,
-    is_unique: field.unique || field.primaryKey,
+    // A component of a composite key is unique only together with the others.
+    is_unique: field.unique || (field.primaryKey && field.collection.key.length === 1),
     is_indexed: field.unique || field.primaryKey,
     is_primary_key: field.primaryKey,
     has_auto_increment: field.autoIncrement,
@@ -141,7 +142,10 @@ function columnSchema(field: Field, sight: VisibleSchema): DirectusFieldSchema {
 function fieldMeta(member: Member, id: number, sort: number, sight: VisibleSchema): Record<string, Json> {
   const common = { id, collection: member.collection.name, field: member.name, sort }
   if (member.kind === 'o2m') {
-    return orderedMeta({ ...common, special: ['o2m'], interface: 'list-o2m', options: null, readonly: false, required: false })
+    // A one-to-many to a junction whose item is a many-to-any is Directus's `m2a` alias.
+    const anyJunction = member.related.fields.some((field) => field.referencesAny !== undefined)
+    const kind = anyJunction ? 'm2a' : 'o2m'
+    return orderedMeta({ ...common, special: [kind], interface: `list-${kind}`, options: null, readonly: false, required: false })
   }
   const relatedShown = sight.related(member) !== undefined
   return orderedMeta({

@@ -45,8 +45,10 @@ export interface DirectusField {
 export interface DirectusRelation {
   readonly collection: string
   readonly field: string
-  readonly related_collection: string
-  readonly schema: { readonly [key: string]: Json }
+  /** null for a many-to-any's item, which may lead to several collections. */
+  readonly related_collection: string | null
+  /** null where no foreign key stands behind the relation (a many-to-any's item). */
+  readonly schema: { readonly [key: string]: Json } | null
   readonly meta: { readonly [key: string]: Json }
 }
 

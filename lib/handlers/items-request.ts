@@ -13,6 +13,7 @@ import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
 import type { Item, Logger, PrimaryKey } from '../types'
 import { encodeCursor } from '../query/cursor'
+import { keyItem } from '../schema/item-key'
 import type { VersionsService } from '../versions/versions-service'
 import type { ItemsWriter, WriteOptions } from '../writes/items-writer'
 import { parseHooked } from './hooked-query'
@@ -114,7 +115,7 @@ async function itemsRequest(services: Services, req: Request): Promise<ItemsRequ
       } catch (error) {
         // The write is committed: answering an error now would make a retrying client write it again.
         services.logger.error('express-items-router: reading back committed items failed; answering their keys', error)
-        return keys.map((key) => ({ [collection.primaryKey.name]: key }))
+        return keys.map((key) => keyItem(collection, key))
       }
     },
     cursorAfter: (query, keys) => encodeCursor(services.parser.cursorSecret, collection, query.sort, keys),

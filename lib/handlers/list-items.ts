@@ -1,10 +1,10 @@
 // GET (or SEARCH) /items/:collection: a page of items, with `meta` when asked; with `?version=KEY`, the items
 // that have a version with that key, each as that version shows it.
 import { InvalidQueryError } from '../errors'
-import { both, fieldIn, NO_ROWS } from '../query/filter-node'
+import { both, keysIn, NO_ROWS } from '../query/filter-node'
+import { keyOfValues } from '../schema/item-key'
 import type { Query } from '../query/query'
 import type { Page } from '../repository/items-repository'
-import type { PrimaryKey } from '../types'
 import { MAIN_VERSION } from '../versions/versions-service'
 import { sendData } from './envelope'
 import { exportItems } from './export-items'
@@ -19,14 +19,14 @@ async function listAtVersion(request: ItemsRequest, query: Query, key: string): 
   const { collection, repository, versions } = request
   if (query.aggregate) throw new InvalidQueryError('"version" cannot be combined with aggregate or groupBy')
   const saved = collection.versioning && (await request.mayManageVersions()) ? await versions.withKey(collection, key) : new Map()
-  const pk = collection.primaryKey
   const itemKeys = [...saved.values()].map((version) => version.itemKey)
-  const filter = both(query.filter, itemKeys.length === 0 ? NO_ROWS : fieldIn(pk, itemKeys))
+  const filter = both(query.filter, itemKeys.length === 0 ? NO_ROWS : keysIn(collection, itemKeys))
   // The page's keys first, then the items by key: `fields` may leave the key out, and each needs its version.
-  const page = await repository.list(collection, { ...query, filter, fields: [{ kind: 'field', output: 'key', field: pk }] })
+  const fields = collection.key.map((field) => ({ kind: 'field', output: field.name, field }) as const)
+  const page = await repository.list(collection, { ...query, filter, fields })
   const keyed = await repository.readKeyed(
     collection,
-    page.items.map((item) => item.key as PrimaryKey),
+    page.items.map((item) => keyOfValues(collection, (field) => item[field.name])),
     query.fields,
     query.scope,
   )

@@ -2,7 +2,8 @@
 // their primary key. Exactly one form; everything in one transaction.
 import { InvalidPayloadError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { parseBodyKey, parseBodyKeys } from '../query/parse-key'
+import { keyInItem, parseBodyKey, parseBodyKeys } from '../query/parse-key'
+import { keyFormOf } from '../schema/item-key'
 import type { PrimaryKey } from '../types'
 import type { Change, WriteOptions } from '../writes/items-writer'
 import { currentEtags, withIfMatch } from './etag'
@@ -14,13 +15,12 @@ function updateEach({ collection, writer }: ItemsRequest, items: unknown[], opti
   if (items.length > collection.limits.maxBatchSize) {
     throw new InvalidPayloadError(`At most ${collection.limits.maxBatchSize} items can be updated in one request`)
   }
-  const pk = collection.primaryKey.name
+  const pk = keyFormOf(collection)
   const changes = items.map((item, index): Change => {
     if (!isPlainObject(item)) throw new InvalidPayloadError(`Item ${index} must be a JSON object`)
-    if (item[pk] === undefined || item[pk] === null) {
-      throw new InvalidPayloadError(`Item ${index} in update misses primary key "${pk}"`)
-    }
-    return { keys: [parseBodyKey(collection, item[pk])], data: item, item: index }
+    const key = keyInItem(collection, item)
+    if (key === undefined) throw new InvalidPayloadError(`Item ${index} in update misses primary key "${pk}"`)
+    return { keys: [parseBodyKey(collection, key)], data: item, item: index }
   })
   return writer().update(changes, options)
 }

@@ -26,11 +26,12 @@ function selects(selection: TableSelection | undefined, table: string): boolean 
 }
 
 /** The field a column of a known type reads as. */
-function fieldOf(column: CatalogColumn & { type: FieldType }, primaryKey: boolean): ScalarFieldDefinition {
+function fieldOf(column: CatalogColumn & { type: FieldType }, primaryKey: boolean, composite: boolean): ScalarFieldDefinition {
   const field: ScalarFieldDefinition = { type: column.type }
   if (column.elementType) field.elementType = column.elementType
   if (primaryKey) field.primaryKey = true
-  if (primaryKey && column.autoIncrement) field.autoIncrement = true
+  // A composite key's components are all named by a create, even one the database could number.
+  if (primaryKey && column.autoIncrement && !composite) field.autoIncrement = true
   if (!primaryKey && !column.nullable) field.nullable = false
   if (column.default !== undefined) field.default = column.default
   // A computed default (now(), a sequence) is unknown in advance; `null` tells the router the column need not be sent.
@@ -50,11 +51,12 @@ function unservable(table: CatalogTable, viewKey: string | undefined): string | 
   const key = table.view ? (viewKey === undefined ? [] : [viewKey]) : table.primaryKey
   if (table.view && viewKey === undefined) return 'a view has no primary key: name its key column in `viewKeys` to serve it read-only'
   if (key.length === 0) return 'no primary key'
-  if (key.length > 1) return `composite primary key (${key.join(', ')}): the router needs a single-column key`
-  const column = table.columns.find((candidate) => candidate.name === key[0])
-  if (!column) return `key column "${key[0]}" does not exist`
-  if (column.type === null || column.type === 'array' || !FIELD_TYPES[column.type].keyable) {
-    return `primary key "${column.name}" is ${column.dbType}; a key must be an integer, bigInteger, string or uuid`
+  for (const name of key) {
+    const column = table.columns.find((candidate) => candidate.name === name)
+    if (!column) return `key column "${name}" does not exist`
+    if (column.type === null || column.type === 'array' || !FIELD_TYPES[column.type].keyable) {
+      return `primary key "${column.name}" is ${column.dbType}; a key must be an integer, bigInteger, string or uuid`
+    }
   }
   return null
 }
@@ -76,7 +78,7 @@ function createsFailWithout(table: CatalogTable, column: CatalogColumn): string 
   return `NOT NULL without a default: every create on ${table.name} fails unless a trigger fills it; give the column a default in the database, or serve it through \`overrides\``
 }
 
-function readFields(table: CatalogTable, key: string, reading: Reading): Fields {
+function readFields(table: CatalogTable, key: readonly string[], reading: Reading): Fields {
   const fields: Fields = {}
   for (const column of table.columns) {
     const createsFail = createsFailWithout(table, column)
@@ -94,7 +96,8 @@ function readFields(table: CatalogTable, key: string, reading: Reading): Fields 
     // A view is never written, so its defaults mean nothing to the router.
     const field = fieldOf(
       table.view ? { ...column, type, default: undefined, defaultExpression: undefined } : { ...column, type },
-      column.name === key,
+      key.includes(column.name),
+      key.length > 1,
     )
     fields[column.name] = table.view ? { ...field, readonly: true } : field
   }
@@ -112,6 +115,8 @@ function linkForeignKeys(reading: Reading): Array<{ table: string; column: strin
       if (key.columns.length > 1) skip(`composite foreign key to ${key.referencedTable}: not a relation`)
       else if (!target || !reading.collections.has(target.name))
         skip(`foreign key to ${key.referencedTable}, which is not served: a plain field`)
+      else if (target.primaryKey.length > 1)
+        skip(`foreign key to ${key.referencedTable}, whose primary key has ${target.primaryKey.length} columns: a plain field`)
       else if (key.referencedColumns[0] !== target.primaryKey[0])
         skip(`foreign key to ${key.referencedTable}.${key.referencedColumns.join(', ')}, not its primary key: a plain field`)
       else if (fields[column]) {
@@ -173,7 +178,7 @@ export function collectionsFromCatalog(catalog: readonly CatalogTable[], options
     const viewKey = options.viewKeys?.[table.name]
     const reason = unservable(table, viewKey)
     if (reason) reading.skipped.push({ table: table.name, reason })
-    else reading.collections.set(table.name, readFields(table, viewKey ?? table.primaryKey[0]!, reading))
+    else reading.collections.set(table.name, readFields(table, viewKey === undefined ? table.primaryKey : [viewKey], reading))
   }
   addAliases(linkForeignKeys(reading), reading)
   const collections: Record<string, CollectionDefinition> = {}
@@ -192,8 +197,8 @@ export async function describeDatabase(knex: Knex, options: ReadCollectionsOptio
 
 /**
  * The collections the database's tables make, for `createItemsRouter({ collections: await readCollections(knex) })`.
- * What cannot be served (tables without a single-column primary key, views without `viewKeys`, columns of
- * types without a field type) is left out and reported through `options.logger.warn`.
+ * What cannot be served (tables without a primary key, views without `viewKeys`, columns of types without a
+ * field type, composite foreign keys) is left out and reported through `options.logger.warn`.
  */
 export async function readCollections(knex: Knex, options: ReadCollectionsOptions = {}): Promise<Collections> {
   const { collections, skipped } = await describeDatabase(knex, options)

@@ -2,6 +2,7 @@
 // (the validator's own schemas), and the filter grammar as far as JSON Schema can say it.
 import { OPERATORS, type OperatorSpec } from '../query/operators'
 import { isHidden, type Collection, type Field } from '../schema/collection'
+import { keyFormOf } from '../schema/item-key'
 import { payloadJsonSchema, type PayloadAction } from '../schema/payload-validator'
 import { toOpenApiSchema } from './openapi-schema'
 
@@ -21,6 +22,28 @@ const NULL = { type: 'null' }
 export const responseValue = (field: Field): Json =>
   toOpenApiSchema(field.spec.responseSchema?.(field) ?? field.spec.jsonSchema(field)) as Json
 
+/** A composite key's text form (the path's): its components in key order, percent-encoded, joined by commas. */
+export const keyTextSchema = (collection: Collection): Json => ({
+  type: 'string',
+  description: `The key's components in key order (${keyFormOf(collection)}), each percent-encoded, joined by ","`,
+})
+
+/** A composite key as an object of every key field, as lists of keys answer it. */
+const keyObjectSchema = (collection: Collection): Json => ({
+  type: 'object',
+  required: collection.key.map((field) => field.name),
+  properties: Object.fromEntries(collection.key.map((field) => [field.name, responseValue(field)])),
+  additionalProperties: false,
+})
+
+/** A key as a response holds it in a list of keys: the key field's value, or an object of a composite key's fields. */
+export const responseKey = (collection: Collection): Json =>
+  collection.key.length === 1 ? responseValue(collection.primaryKey) : keyObjectSchema(collection)
+
+/** A key as a body names it: the key field's value; a composite key as an object of its fields, or its text form. */
+export const bodyKey = (collection: Collection): Json =>
+  collection.key.length === 1 ? responseValue(collection.primaryKey) : { anyOf: [keyObjectSchema(collection), keyTextSchema(collection)] }
+
 const orNull = (schema: Json, nullable: boolean): Json => (nullable ? { anyOf: [schema, NULL] } : schema)
 
 function itemSchema(collection: Collection): Json {
@@ -29,12 +52,14 @@ function itemSchema(collection: Collection): Json {
     if (isHidden(member)) continue
     if (member.kind === 'o2m') {
       const related = member.related
-      properties[member.name] = { type: 'array', items: { anyOf: [responseValue(related.primaryKey), ref(related, 'Item')] } }
+      properties[member.name] = { type: 'array', items: { anyOf: [responseKey(related), ref(related, 'Item')] } }
       continue
     }
     const value = responseValue(member)
-    // A many-to-one answers its key, or the related item when `fields` reaches into it.
-    const shaped = member.references ? { anyOf: [value, ref(member.references, 'Item')] } : value
+    // A many-to-one answers its key, or the related item when `fields` reaches into it; a many-to-any the item of
+    // any of its collections.
+    const related = member.references ? [member.references] : (member.referencesAny?.collections ?? [])
+    const shaped = related.length > 0 ? { anyOf: [value, ...related.map((each) => ref(each, 'Item'))] } : value
     properties[member.name] = orNull(shaped, member.nullable && !member.primaryKey)
   }
   // No `required`: `fields` picks what a response holds. Field functions and aliases add keys of their own.
@@ -82,7 +107,7 @@ const childItem = (related: Collection): Json => ({
 
 /** A one-to-many value: the complete new list (keys and objects), or the detailed `{ create, update, delete }`. */
 function toManyValue(related: Collection): Json {
-  const key = responseValue(related.primaryKey)
+  const key = bodyKey(related)
   return {
     anyOf: [
       {
@@ -112,6 +137,14 @@ function withNestedValues(collection: Collection, schema: Json): Json {
     if (member.kind === 'o2m') properties[member.name] = toManyValue(member.related)
     else if (member.references && properties[member.name] !== undefined) {
       properties[member.name] = { anyOf: [properties[member.name], nestedItem(member.references)] }
+    } else if (member.referencesAny && properties[member.name] !== undefined) {
+      // A key of any allowed collection (a number too, stored as text), or an item of one of them.
+      const { collections, collectionField } = member.referencesAny
+      const keys = new Map(collections.map((each) => [each.primaryKey.type, responseValue(each.primaryKey)]))
+      properties[member.name] = {
+        anyOf: [properties[member.name], ...keys.values(), ...collections.map(nestedItem)],
+        description: `The key of an item, or an item to create or update, of the collection "${collectionField.name}" names beside it: ${collections.map((each) => each.name).join(', ')}.`,
+      }
     }
   }
   return { ...schema, properties }

@@ -1,7 +1,8 @@
 // The /items paths of every collection: list, create, update and delete many, and one item by key; for a
 // singleton, its read and update at /items/:c and /items/:c/singleton.
 import type { Collection } from '../schema/collection'
-import { ref, responseValue } from './collection-schemas'
+import { keyFormOf } from '../schema/item-key'
+import { bodyKey, keyTextSchema, ref, responseValue } from './collection-schemas'
 import { errorResponses } from './error-responses'
 import { queryParameters } from './parameter-components'
 import type { OpenApiContext } from './openapi-context'
@@ -51,11 +52,19 @@ const META = {
 function itemPaths(collection: Collection, { operationId }: OpenApiContext): Json {
   const base = `/items/${encodeURIComponent(collection.name)}`
   const item = ref(collection, 'Item')
-  const key = responseValue(collection.primaryKey)
   const filter = ref(collection, 'Filter')
   const readsBack = queryParameters('readBack', filter)
-  const keys = { type: 'array', items: key }
-  const idParameter = { name: 'id', in: 'path', required: true, schema: key }
+  const keys = { type: 'array', items: bodyKey(collection) }
+  const idParameter =
+    collection.key.length === 1
+      ? { name: 'id', in: 'path', required: true, schema: responseValue(collection.primaryKey) }
+      : {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: `A composite key: ${keyFormOf(collection)}, each component percent-encoded (a "," in a text component is %2C)`,
+          schema: keyTextSchema(collection),
+        }
   const tag = [collection.name]
   const created = ok('The created items, read back through `fields`.', dataOf({ anyOf: [item, { type: 'array', items: item }] }))
   const readBack = { '204': { description: 'Written; the caller may not read the item back.' } }

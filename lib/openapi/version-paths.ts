@@ -25,7 +25,13 @@ export function versionPaths({ versions, collections }: OpenApiContext): Json {
       name: { anyOf: [{ type: 'string', maxLength: 255 }, { type: 'null' }] },
       collection: { type: 'string', enum: versioned.map((collection) => collection.name) },
       item: {
-        anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }],
+        anyOf: [
+          { type: 'string' },
+          { type: 'integer' },
+          // A composite key may also be named by an object of its fields (answered as its text form).
+          ...(versioned.some((collection) => collection.key.length > 1) ? [{ type: 'object' }] : []),
+          { type: 'null' },
+        ],
         description: 'The key of the item; null for a draft of an item that does not exist yet.',
       },
     },

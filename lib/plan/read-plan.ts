@@ -72,10 +72,16 @@ export const ownSort = (node: SortNode): boolean => node.path.length === 0 && no
 /** Whether a sort key can be NULL: a relational or computed key always can (no related row, no date). */
 export const mayBeNull = (node: SortNode): boolean => node.path.length > 0 || node.operand !== undefined || node.field.nullable
 
-/** The fields a statement reads for `fields`: the primary key, then fields and many-to-one keys. */
+/**
+ * The fields a statement reads for `fields`: the key's fields, then fields and many-to-one keys, and a
+ * many-to-any's key and the collection it names.
+ */
 export function readFields(collection: Collection, fields: readonly FieldNode[]): Set<Field> {
-  const read = new Set<Field>([collection.primaryKey])
-  for (const node of fields) if (node.kind === 'field' || node.kind === 'm2o') read.add(node.field)
+  const read = new Set<Field>(collection.key)
+  for (const node of fields) {
+    if (node.kind === 'field' || node.kind === 'm2o') read.add(node.field)
+    else if (node.kind === 'm2a') read.add(node.field).add(node.field.referencesAny!.collectionField)
+  }
   return read
 }
 
@@ -162,7 +168,8 @@ function foldedLists(
   // `most` 0: no list may fold, not even one of LIMIT 0, which a server without the aggregate cannot compile.
   if (most === 0) return []
   return fields.flatMap((node) => {
-    if (node.kind !== 'o2m' || node.children !== null || node.related.primaryKey.type !== 'integer') return []
+    if (node.kind !== 'o2m' || node.children !== null || node.related.key.length > 1 || node.related.primaryKey.type !== 'integer')
+      return []
     const { filter, search, sort, offset } = node.selection
     const limit = cap(node.selection.limit)
     if (filter !== null || search !== null || limit === null || limit > most || !sort.every(ownSort)) return []

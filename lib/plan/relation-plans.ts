@@ -9,6 +9,7 @@ import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
 import { QueryKey } from '../query/query-key'
 import { toStorage } from '../dialects/storage'
+import { keyComponents } from '../schema/item-key'
 import type { Page } from './read-plan'
 
 /**
@@ -28,7 +29,7 @@ export interface KeysPlan {
   readonly collection: Collection
   readonly fields: readonly FieldNode[]
   readonly scope: FilterNode | null
-  /** The keys of each statement, as the database stores them. */
+  /** The keys of each statement, as the database stores them (a composite key's components one after another). */
   readonly chunks: readonly (readonly unknown[])[]
   readonly key: QueryKey
 }
@@ -41,11 +42,18 @@ export function planByKeys(
   dialect: Dialect,
 ): KeysPlan {
   const pk = collection.primaryKey
+  const { key } = collection
+  // A composite key binds each of its components: a chunk holds them flat, key after key.
+  const stored =
+    key.length === 1
+      ? (part: readonly PrimaryKey[]) => part.map((one) => toStorage(pk, one, dialect))
+      : (part: readonly PrimaryKey[]) =>
+          part.flatMap((one) => keyComponents(collection, one).map((component, index) => toStorage(key[index]!, component, dialect)))
   return {
     collection,
     fields,
     scope,
-    chunks: chunk(keys, keysPerStatement(dialect)).map((part) => part.map((key) => toStorage(pk, key, dialect))),
+    chunks: chunk(keys, Math.floor(keysPerStatement(dialect) / key.length)).map(stored),
     key: new QueryKey('keys').schema(collection).columns(fields).filter(scope),
   }
 }

@@ -11,6 +11,8 @@ import {
   type ValueOperator,
 } from './operators'
 import type { FunctionOperand } from './query'
+import { keyComponents } from '../schema/item-key'
+import type { PrimaryKey } from '../types'
 
 /** A canonical scalar value (see schema/field-types.ts); `null` only where an operator allows it. */
 export type Scalar = string | number | boolean | null
@@ -61,6 +63,29 @@ export function both(a: FilterNode | null, b: FilterNode | null): FilterNode | n
 /** `field IN (values)`. */
 export function fieldIn(field: Field, values: readonly Scalar[]): ComparisonNode {
   return { kind: 'comparison', field, operator: '_in', value: values }
+}
+
+/**
+ * The items with these keys (in the router's key form, see schema/item-key.ts): `key IN (…)`, or for a composite key
+ * one `AND` of its components per key, joined by `OR`.
+ */
+export function keysIn(collection: Collection, keys: readonly PrimaryKey[]): FilterNode {
+  if (collection.key.length === 1) return fieldIn(collection.primaryKey, keys)
+  return {
+    kind: 'or',
+    children: keys.map((key) => {
+      const components = keyComponents(collection, key)
+      return {
+        kind: 'and',
+        children: collection.key.map((field, index) => ({
+          kind: 'comparison',
+          field,
+          operator: '_eq',
+          value: components[index] as Scalar,
+        })),
+      }
+    }),
+  }
 }
 
 /** Narrows a comparison (of a column or a function) to the operators of one arity, and so its value to what they take. */

@@ -1,7 +1,7 @@
 // Parses ?fields (dot paths, wildcards, aliases) and ?deep into the tree of response entries.
 import { InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import { isRelation, relatedOf, type Collection, type Member } from '../schema/collection'
+import { anyTarget, isRelation, relatedOf, type Collection, type Field, type Member } from '../schema/collection'
 import type { SchemaView } from './schema-view'
 import { both } from './filter-node'
 import { parseFilter, type FilterLimits } from './parse-filter'
@@ -11,7 +11,7 @@ import { parsePagination } from './parse-pagination'
 import { parseSearch } from './parse-search'
 import { parseSort } from './parse-sort'
 import { functionOutput, isFunctionCall, parseFunction } from './parse-function'
-import type { FieldNode, FunctionOperand, Selection } from './query'
+import type { AnyTarget, FieldNode, FunctionOperand, Selection } from './query'
 
 export interface FieldsOptions extends FilterLimits {
   readonly schema: SchemaView
@@ -36,6 +36,34 @@ interface Entry {
   readonly member: Member | FunctionOperand
   /** The rest of every path through this member; null when it is only listed, not expanded. */
   paths: string[][] | null
+  /** A many-to-any's paths through one of its collections (`item:block_text.*`), by collection. */
+  scoped?: Map<Collection, string[][]>
+}
+
+/** A many-to-any's item field, which paths cross into each of its collections. */
+const isAnyItem = (member: Member): member is Field & { referencesAny: NonNullable<Field['referencesAny']> } =>
+  member.kind === 'field' && member.referencesAny !== undefined
+
+/**
+ * `item:block_text`: a many-to-any's field and the one collection a path goes on in. A segment without a colon
+ * answers null.
+ */
+function scopedSegment(collection: Collection, segment: string, schema: SchemaView): { member: Member; related: Collection } | null {
+  const colon = segment.indexOf(':')
+  if (colon < 0) return null
+  const name = segment.slice(0, colon)
+  const target = segment.slice(colon + 1)
+  const member = schema.member(collection, name)
+  if (!member) throw new InvalidQueryError(`Field "${name}" does not exist in collection "${collection.name}"`)
+  if (!isAnyItem(member)) {
+    throw new InvalidQueryError(`"${segment}": only a many-to-any field takes a collection after ":", and "${name}" is not one`)
+  }
+  const related = anyTarget(member, target)
+  if (!related) {
+    const allowed = member.referencesAny.collections.map((each) => each.name).join(', ')
+    throw new InvalidQueryError(`"${segment}": "${name}" of collection "${collection.name}" holds items of ${allowed}, not "${target}"`)
+  }
+  return { member, related }
 }
 
 /** The member of `related` that leads back to where a relation came from, for `backlink=false`. */
@@ -94,9 +122,32 @@ function parseDeepSelection(deep: Record<string, unknown>, related: Collection, 
   }
 }
 
+/**
+ * A many-to-any's item expanded in each collection a path reaches: a path without a collection (`item.*`) in
+ * every one of them, `item:block_text.*` in that one. Each collection expanded is a relation node.
+ */
+function toAnyNode(
+  entry: Entry,
+  member: Field & { referencesAny: NonNullable<Field['referencesAny']> },
+  depth: number,
+  state: FieldsState,
+): FieldNode {
+  const targets: AnyTarget[] = []
+  for (const related of member.referencesAny.collections) {
+    const paths = [...(entry.paths ?? []), ...(entry.scoped?.get(related) ?? [])]
+    if (paths.length === 0) continue
+    if (++state.relations > state.maxRelations) {
+      throw new InvalidQueryError(`"fields" expands more than ${state.maxRelations} relations`)
+    }
+    targets.push({ related, children: resolveLevel(related, paths, depth + 1, undefined, {}, state), scope: state.schema.scope(related) })
+  }
+  return { kind: 'm2a', output: entry.output, field: member, targets }
+}
+
 function toNode(entry: Entry, depth: number, deep: unknown, state: FieldsState): FieldNode {
   const { member, output, paths } = entry
   if (member.kind === 'datePart' || member.kind === 'count') return { kind: 'function', output, operand: member }
+  if (isAnyItem(member) && (paths !== null || entry.scoped !== undefined)) return toAnyNode(entry, member, depth, state)
   if (member.kind === 'field' && (paths === null || member.references === undefined)) return { kind: 'field', output, field: member }
   if (++state.relations > state.maxRelations) {
     throw new InvalidQueryError(`"fields" expands more than ${state.maxRelations} relations`)
@@ -130,7 +181,7 @@ function resolveLevel(
         // Bytes can be large, and a list would load them for every row: they are read when named.
         if (member.kind === 'field' && member.type === 'binary') continue
         // A wildcard expands relations; with backlink=false not the one leading back to the parent.
-        const expand = rest.length > 0 && isRelation(member) && !(member === back && !state.backlink)
+        const expand = rest.length > 0 && (isRelation(member) || isAnyItem(member)) && !(member === back && !state.backlink)
         add(member.name, member, expand ? rest : null)
       }
       continue
@@ -139,9 +190,19 @@ function resolveLevel(
       add(functionOutput(head), parseFunction(head, collection, state.schema), null)
       continue
     }
+    const scoped = scopedSegment(collection, head, state.schema)
+    if (scoped !== null) {
+      if (rest.length === 0) throw new InvalidQueryError(`"fields" path "${head}" must name fields of "${scoped.related.name}" after it`)
+      const name = scoped.member.name
+      const entry = entries.get(name) ?? { output: name, member: scoped.member, paths: null }
+      entries.set(name, entry)
+      const byCollection = (entry.scoped ??= new Map())
+      byCollection.set(scoped.related, [...(byCollection.get(scoped.related) ?? []), rest])
+      continue
+    }
     const member = state.schema.member(collection, aliases[head] ?? head)
     if (!member) throw new InvalidQueryError(`Field "${head}" does not exist in collection "${collection.name}"`)
-    if (rest.length > 0 && !isRelation(member)) {
+    if (rest.length > 0 && !isRelation(member) && !isAnyItem(member)) {
       throw new InvalidQueryError(
         `Field "${head}" of collection "${collection.name}" is not a relation, so "${[head, ...rest].join('.')}" cannot go through it`,
       )

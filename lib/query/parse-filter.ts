@@ -292,7 +292,15 @@ function parseGroup(raw: Record<string, unknown>, state: FilterState, depth: num
       children.push(...parseFunctionConditions(key, value, state))
     } else {
       const member = state.schema.member(state.collection, key)
-      if (!member) throw new InvalidQueryError(`Field "${key}" does not exist in collection "${state.collection.name}"`)
+      if (!member) {
+        const anyItem = key.includes(':') ? state.schema.member(state.collection, key.slice(0, key.indexOf(':'))) : undefined
+        if (anyItem?.kind === 'field' && anyItem.referencesAny !== undefined) {
+          throw new InvalidQueryError(
+            `Filters cannot go through many-to-any field "${anyItem.name}" ("${key}"); filter on "${anyItem.name}" and "${anyItem.referencesAny.collectionField.name}" as values`,
+          )
+        }
+        throw new InvalidQueryError(`Field "${key}" does not exist in collection "${state.collection.name}"`)
+      }
       children.push(
         ...(member.kind === 'o2m'
           ? parseRelationConditions(member, value, state, depth)

@@ -56,7 +56,10 @@ export function parseSort(raw: unknown, collection: Collection, schema: SchemaVi
     const target = resolvePath(entry.replace(/^[-+]/, ''), collection, schema)
     if (!sort.some((node) => sameTarget(node, target))) sort.push({ ...target, direction: descending ? 'desc' : 'asc' } as const)
   }
-  const key: SortNode = { field: collection.primaryKey, path: [], direction: 'asc' }
-  if (!sort.some((node) => sameTarget(node, key))) sort.push(key)
+  // Every key field ends the sort, so that a row's sort keys name one place in the order (keysets, cursors).
+  for (const field of collection.key) {
+    const key: SortNode = { field, path: [], direction: 'asc' }
+    if (!sort.some((node) => sameTarget(node, key))) sort.push(key)
+  }
   return sort
 }

@@ -102,10 +102,14 @@ export class QueryKey {
     return this.word('count').schema(operand.related).schema(operand.foreignKey).schema(operand.parentKey).filter(operand.scope)
   }
 
-  /** What `fields` adds to a statement's columns: fields and many-to-one keys, and computed values by output name. */
+  /**
+   * What `fields` adds to a statement's columns: fields, many-to-one keys, a many-to-any's key and collection, and
+   * computed values by output name.
+   */
   columns(fields: readonly FieldNode[]): this {
     for (const node of fields) {
       if (node.kind === 'field' || node.kind === 'm2o') this.word(node.kind).schema(node.field)
+      else if (node.kind === 'm2a') this.word('m2a').schema(node.field).schema(node.field.referencesAny!.collectionField)
       else if (node.kind === 'function') this.word('function').text(node.output).operand(node.operand)
     }
     return this.word('end')

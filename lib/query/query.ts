@@ -25,6 +25,13 @@ export type FunctionOperand =
       readonly scope: FilterNode | null
     }
 
+/** One collection a many-to-any's item is expanded in (`fields=blocks.item:block_text.*`). */
+export interface AnyTarget {
+  readonly related: Collection
+  readonly children: readonly FieldNode[]
+  readonly scope: FilterNode | null
+}
+
 /** One entry of the response object, in request order. */
 export type FieldNode =
   /** A column value (for a many-to-one: the related key). */
@@ -39,6 +46,17 @@ export type FieldNode =
       readonly related: Collection
       readonly children: readonly FieldNode[]
       readonly scope: FilterNode | null
+    }
+  /**
+   * A many-to-any's item expanded: in each row, the item of the collection its `collectionField` names, shaped
+   * by that collection's `children`; the stored key for a collection the request expands no field of; null when
+   * there is none, or the collection's `scope` leaves it out.
+   */
+  | {
+      readonly kind: 'm2a'
+      readonly output: string
+      readonly field: Field
+      readonly targets: readonly AnyTarget[]
     }
   /**
    * A one-to-many alias: the related items shaped by `children`, or their primary keys when `children` is null.

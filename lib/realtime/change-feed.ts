@@ -3,7 +3,7 @@
 // result into its own messages. Writes to one collection are delivered in the order they came; writes that
 // come while an earlier one is still being delivered wait, and a waiting write of the same action as the one
 // before it joins that one (see ChangeFeed.changed).
-import { both, fieldIn } from '../query/filter-node'
+import { both, keysIn } from '../query/filter-node'
 import type { Logger, RealtimeChange } from '../types'
 import { subscriptionFrame } from './messages'
 import type { RealtimeSeam } from './realtime-seam'
@@ -122,12 +122,12 @@ export class ChangeFeed {
   /** The changed items the subscription's query matches now, in its sort; null when the read failed. */
   private async readChanged(subscription: Subscription, change: RealtimeChange): Promise<KeyedItem[] | null> {
     const { collection, query } = subscription
-    const filter = both(query.filter, fieldIn(collection.primaryKey, change.keys))
+    const filter = both(query.filter, keysIn(collection, change.keys))
     try {
       const page = await this.seam.run(() =>
         this.seam.services.repository.list(collection, { ...query, filter, limit: null, offset: 0, after: null }),
       )
-      return keyedItems(page.items)
+      return keyedItems(page.items, collection)
     } catch (error) {
       this.logger.error(`express-items-router: realtime could not read the ${change.action} of ${collection.name}`, error)
       return null

@@ -229,7 +229,7 @@ export class Connection {
   async init(subscription: Subscription): Promise<void> {
     const { collection, query } = subscription
     const page = await this.seam.run(() => this.seam.services.repository.list(collection, query))
-    const items = keyedItems(page.items)
+    const items = keyedItems(page.items, collection)
     subscription.initialised(items)
     this.send(subscriptionFrame('init', subscription.event === null ? items.map(({ item }) => item) : undefined, subscription.uid))
   }

@@ -8,6 +8,7 @@ import type { RawQuery } from '../query/read-query-string'
 import { parseHooked } from '../handlers/hooked-query'
 import type { Services } from '../handlers/services'
 import type { Collection } from '../schema/collection'
+import { compositeKeyText } from '../schema/item-key'
 import type { Item, PrimaryKey } from '../types'
 import type { KeyedItem } from './subscription'
 
@@ -54,12 +55,23 @@ const KEY_OUTPUT = '\u0000key'
 
 /** `query` with the collection's key read too, under a name of its own, so every item read comes with its key. */
 export function keyedQuery(query: Query, collection: Collection): Query {
-  const key: FieldNode = { kind: 'field', output: KEY_OUTPUT, field: collection.primaryKey }
-  return { ...query, fields: [...query.fields, key] }
+  const key: FieldNode[] =
+    collection.key.length === 1
+      ? [{ kind: 'field', output: KEY_OUTPUT, field: collection.primaryKey }]
+      : collection.key.map((field, index) => ({ kind: 'field', output: `${KEY_OUTPUT}${index}`, field }))
+  return { ...query, fields: [...query.fields, ...key] }
 }
 
 /** Splits the items a keyed query read into keys and the items as the client asked for them. */
-export function keyedItems(items: readonly Item[]): KeyedItem[] {
+export function keyedItems(items: readonly Item[], collection: Collection): KeyedItem[] {
+  if (collection.key.length > 1) {
+    const outputs = collection.key.map((_, index) => `${KEY_OUTPUT}${index}`)
+    return items.map((item) => {
+      const rest = { ...item }
+      for (const output of outputs) delete rest[output]
+      return { key: compositeKeyText(outputs.map((output) => item[output])), item: rest }
+    })
+  }
   return items.map((item) => {
     const { [KEY_OUTPUT]: key, ...rest } = item
     return { key: key as PrimaryKey, item: rest }

@@ -1,6 +1,7 @@
 // One subscription of one connection: its collection, event, query through its caller's view, and the items it
 // has told its client about, which decide whether a changed item is sent as created, updated or deleted.
 import type { Collection } from '../schema/collection'
+import { keyItem } from '../schema/item-key'
 import type { Query } from '../query/query'
 import type { Item, PrimaryKey, WriteAction } from '../types'
 import type { SubscriptionEvent, Uid } from './messages'
@@ -72,7 +73,7 @@ export class Subscription {
   deliveries(action: WriteAction, keys: readonly PrimaryKey[], matched: readonly KeyedItem[]): Delivery[] {
     if (action === 'delete') {
       const gone = keys.filter((key) => this.forget(key))
-      return gone.length > 0 && this.wants('delete') ? [{ event: 'delete', data: gone }] : []
+      return gone.length > 0 && this.wants('delete') ? [{ event: 'delete', data: this.keysAnswered(gone) }] : []
     }
     if (action === 'create') {
       for (const { key } of matched) this.remember(key)
@@ -86,10 +87,15 @@ export class Subscription {
     if (this.event !== null)
       return this.event === 'update' && matched.length > 0 ? [{ event: 'update', data: matched.map(({ item }) => item) }] : []
     const deliveries: Delivery[] = []
-    if (left.length > 0) deliveries.push({ event: 'delete', data: left })
+    if (left.length > 0) deliveries.push({ event: 'delete', data: this.keysAnswered(left) })
     if (entered.length > 0) deliveries.push({ event: 'create', data: entered })
     if (updated.length > 0) deliveries.push({ event: 'update', data: updated })
     return deliveries
+  }
+
+  /** Keys as a delete event carries them: a composite key as an object of its fields, as lists of keys answer it. */
+  private keysAnswered(keys: readonly PrimaryKey[]): readonly PrimaryKey[] | readonly Item[] {
+    return this.collection.key.length === 1 ? keys : keys.map((key) => keyItem(this.collection, key))
   }
 
   /** Remembers `key` as the newest known; answers whether it was known before. */

@@ -1,5 +1,6 @@
 // Inserts: runs of payloads that one multi-row INSERT can write, the keys each INSERT learns (RETURNING, counted
 // from the first, or asked after it), and a uuid key drawn here when a payload has none.
+import { keyOfValues } from '../schema/item-key'
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Collection } from '../schema/collection'
@@ -142,6 +143,8 @@ export class ItemInserts {
   private insertRow(collection: Collection, payload: Payload): { row: Record<string, unknown>; key: PrimaryKey | null } {
     const pk = collection.primaryKey
     const row = rowOf(payload, this.dialect)
+    // A create names every component of a composite key (payload-validator.ts requires them).
+    if (collection.key.length > 1) return { row, key: keyOfValues(collection, (field) => payload.get(field)) }
     const given = payload.get(pk) as PrimaryKey | null | undefined
     if (given != null) return { row, key: given }
     if (pk.type !== 'uuid') return { row, key: null }

@@ -2,7 +2,7 @@
 // many-to-one items where it can, and for one item by key also brings its key lists; then one per other relation
 // node of the field tree (batched IN lists, chunked below the driver's parameter limit), never one per row.
 import type { Knex } from 'knex'
-import type { AggregateQuery, FieldNode, Selection } from '../query/query'
+import type { AggregateQuery, AnyTarget, FieldNode, Selection } from '../query/query'
 import type { FilterNode } from '../query/filter-node'
 import { aggregatedItems, aggregateError } from '../sql/aggregate-items'
 import type { Collection, Field } from '../schema/collection'
@@ -16,6 +16,7 @@ import { foldedColumn, functionColumn, joinedColumn, ReadStatements } from '../s
 import { planAggregate, planPageRead, readFields, type FoldedList, type ManyToOne, type OneToMany, type ReadPlan } from '../plan/read-plan'
 import { chunk, keysPerStatement, planByKeys, planRelatedList, type ListPlan } from '../plan/relation-plans'
 import { RowBudget } from './row-budget'
+import { keyOfValues } from '../schema/item-key'
 import { LruMap } from '../lru-map'
 import type { Db } from '../execute/db'
 import { postProcessesResponses } from '../knex-adapter'
@@ -24,8 +25,19 @@ type Row = Record<string, unknown>
 
 export const keyId = (key: unknown): string => String(key)
 
+/** A many-to-any item's id among those of every collection (see `anyItems`). */
+const anyId = (target: AnyTarget, id: string): string => `${target.related.name}\u0000${id}`
+
 /** The key id of the value `field` holds in a row the router read (its primary key, or a parent's foreign key). */
 const rowKeyId = (row: Row, field: Field, dialect: Dialect): string => keyId(fromStorage(field, row[field.name], dialect))
+
+/** The key of a row the router read, in the router's key form (see schema/item-key.ts). */
+export const rowKey = (collection: Collection, row: Row, dialect: Dialect): PrimaryKey =>
+  keyOfValues(collection, (field) => fromStorage(field, row[field.name], dialect))
+
+/** A composite key as a list of keys answers it: an object naming each key field. */
+const keyObject = (collection: Collection, row: Row, dialect: Dialect): Row =>
+  Object.fromEntries(collection.key.map((field) => [field.name, fromStorage(field, row[field.name], dialect)]))
 
 /** Each parent's rows (all of them, in order) cut to its window: after `offset`, at most `limit`. */
 function windows(rows: readonly Row[], foreignKey: Field, offset: number, limit: number, dialect: Dialect): Row[] {
@@ -60,7 +72,24 @@ export const readFromRow = (fields: readonly FieldNode[]): boolean => !fields.so
  * Whether reading `fields` loads related items after the rows: without a relation node, the rows are the items
  * at once, and no promise is made for them (see is-promise-like.ts).
  */
-const loadsRelations = (fields: readonly FieldNode[]): boolean => fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m')
+const loadsRelations = (fields: readonly FieldNode[]): boolean =>
+  fields.some((node) => node.kind === 'm2o' || node.kind === 'o2m' || (node.kind === 'm2a' && node.targets.length > 0))
+
+type AnyNode = Extract<FieldNode, { kind: 'm2a' }>
+
+/**
+ * The collection a row's many-to-any item belongs to among those `node` expands, and the item's key in that
+ * collection's type (the field may keep it as text); null when the row names none of them or no valid key.
+ */
+function anyReference(node: AnyNode, row: Row, dialect: Dialect): { target: AnyTarget; key: PrimaryKey } | null {
+  const { field } = node
+  const name = fromStorage(field.referencesAny!.collectionField, row[field.referencesAny!.collectionField.name], dialect)
+  const target = node.targets.find((each) => each.related.name === name)
+  const stored = fromStorage(field, row[field.name], dialect)
+  if (target === undefined || stored === null) return null
+  const key = target.related.primaryKey.spec.fromText(String(stored)) as PrimaryKey | undefined
+  return key === undefined ? null : { target, key }
+}
 
 export class ItemLoader {
   constructor(
@@ -248,6 +277,7 @@ export class ItemLoader {
   }
 
   private keysOf(collection: Collection, rows: readonly Row[]): PrimaryKey[] {
+    if (collection.key.length > 1) return rows.map((row) => rowKey(collection, row, this.dialect))
     const pk = collection.primaryKey
     return rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
   }
@@ -273,6 +303,8 @@ export class ItemLoader {
         const references = rows.map((row) => fromStorage(node.field, row[node.field.name], this.dialect)).filter((key) => key !== null)
         const related = [...new Set(references)] as PrimaryKey[]
         relations.set(node, await this.byKeys(db, node.related, related, node.children, node.scope, budget))
+      } else if (node.kind === 'm2a') {
+        relations.set(node, await this.anyItems(db, node, rows, budget))
       } else if (node.kind === 'o2m') {
         const list = folded.findIndex((candidate) => candidate.node === node)
         const unfolded = list >= 0 ? this.unfoldKeys(node, list, keys, rows, budget) : null
@@ -304,6 +336,14 @@ export class ItemLoader {
           case 'm2o': {
             const reference = fromStorage(node.field, row[node.field.name], this.dialect)
             item[node.output] = reference === null ? null : (relations.get(node)?.get(keyId(reference)) ?? null)
+            break
+          }
+          case 'm2a': {
+            const reference = anyReference(node, row, this.dialect)
+            item[node.output] =
+              reference === null
+                ? fromStorage(node.field, row[node.field.name], this.dialect)
+                : (relations.get(node)?.get(anyId(reference.target, keyId(reference.key))) ?? null)
             break
           }
           case 'o2m':
@@ -375,6 +415,25 @@ export class ItemLoader {
     return byKey
   }
 
+  /**
+   * A many-to-any's items for these rows, by collection and key id (`anyId`): one read by key per collection
+   * the request expands, whatever the number of rows.
+   */
+  private async anyItems(db: Db, node: AnyNode, rows: readonly Row[], budget: RowBudget): Promise<Map<string, Item>> {
+    const keys = new Map<AnyTarget, Map<string, PrimaryKey>>(node.targets.map((target) => [target, new Map()]))
+    for (const row of rows) {
+      const reference = anyReference(node, row, this.dialect)
+      if (reference !== null) keys.get(reference.target)!.set(keyId(reference.key), reference.key)
+    }
+    const found = new Map<string, Item>()
+    for (const [target, wanted] of keys) {
+      if (wanted.size === 0) continue
+      const items = await this.byKeys(db, target.related, [...wanted.values()], target.children, target.scope, budget)
+      for (const [id, item] of items) found.set(anyId(target, id), item)
+    }
+    return found
+  }
+
   /** The items of `collection` with these keys and within `scope`, by key id: one statement per chunk of keys. */
   async byKeys(
     db: Db,
@@ -388,8 +447,7 @@ export class ItemLoader {
     const items = loadsRelations(fields)
       ? await this.withRelations(db, collection, fields, rows, budget)
       : this.plainItems(collection, fields, rows)
-    const pk = collection.primaryKey
-    return new Map(rows.map((row, index) => [rowKeyId(row, pk, this.dialect), items[index]!]))
+    return new Map(rows.map((row, index) => [keyId(rowKey(collection, row, this.dialect)), items[index]!]))
   }
 
   /**
@@ -426,7 +484,7 @@ export class ItemLoader {
   private async children(db: Db, node: OneToMany, parentKeys: readonly PrimaryKey[], budget: RowBudget): Promise<Map<string, unknown[]>> {
     const { related, selection } = node
     const foreignKey = node.relation.foreignKey
-    const fields: readonly FieldNode[] = node.children ?? [{ kind: 'field', output: 'key', field: related.primaryKey }]
+    const fields: readonly FieldNode[] = node.children ?? related.key.map((field) => ({ kind: 'field', output: field.name, field }))
     const rows: Row[] = []
     if (selection.limit !== 0) {
       for (const part of chunk(parentKeys, keysPerStatement(this.dialect))) {
@@ -444,8 +502,10 @@ export class ItemLoader {
     }
     if (node.children === null) {
       // A list of keys: each row's key is all it answers, so no item is built for it.
+      // A composite key is listed as an object of its fields, the form a key list of a body takes.
       const key = related.primaryKey
-      for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
+      if (related.key.length > 1) for (const row of rows) add(row, keyObject(related, row, this.dialect))
+      else for (const row of rows) add(row, fromStorage(key, row[key.name], this.dialect))
       return groups
     }
     const items = loadsRelations(fields)

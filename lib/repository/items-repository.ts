@@ -3,7 +3,7 @@
 import type { Knex } from 'knex'
 import { InvalidPayloadError, ItemsError } from '../errors'
 import type { FieldNode, Query, Selection } from '../query/query'
-import { fieldIn, type FilterNode } from '../query/filter-node'
+import { keysIn, type FilterNode } from '../query/filter-node'
 import type { Collection, Field, O2MRelation } from '../schema/collection'
 import type { Payload } from '../schema/payload-validator'
 import type { Item, PrimaryKey } from '../types'
@@ -11,7 +11,7 @@ import type { Dialect } from '../dialects'
 import { faultOf, mapDbError } from '../execute/map-db-error'
 import { bareTransaction } from '../execute/bare-transaction'
 import { DEFAULT_TRANSACTION_ATTEMPTS, retryTransaction } from '../execute/retry-transaction'
-import { ItemLoader, keyId } from './item-loader'
+import { ItemLoader, keyId, rowKey } from './item-loader'
 import { unbounded } from './row-budget'
 import { chunk } from '../plan/relation-plans'
 import type { Db } from '../execute/db'
@@ -22,6 +22,8 @@ import { ItemExports } from './item-exports'
 import type { KnownKeys, ReturnedRow, ReturningColumns, ScopeOf } from './write-types'
 import { ItemInserts, rowOf } from './item-inserts'
 import { KeyChecks } from './key-checks'
+import { keyChunks, whereKeys } from './where-keys'
+import { keyComponents, keyOfValues } from '../schema/item-key'
 import { OneItemUpdate } from './one-item-update'
 import { ItemCounts } from './item-counts'
 
@@ -322,8 +324,7 @@ export class ItemsRepository {
    * answers whether it did. Lets a read-modify-write detect a concurrent writer instead of losing its change.
    */
   async updateIf(collection: Collection, key: PrimaryKey, field: Field, expected: unknown, payload: Payload): Promise<boolean> {
-    const pk = collection.primaryKey
-    const qb = this.knex(collection.table).where(pk.column, toStorage(pk, key, this.dialect))
+    const qb = whereKeys(this.knex(collection.table), collection, [key], this.dialect)
     if (expected === null) qb.whereNull(field.column)
     else qb.where(field.column, toStorage(field, expected, this.dialect))
     try {
@@ -335,15 +336,9 @@ export class ItemsRepository {
 
   /** Deletes the items with these keys. */
   async delete(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
-    const pk = collection.primaryKey
     await this.keyChecks.checkUnreferenced(trx, collection, keys)
-    for (const part of chunk(keys, this.dialect.maxParameters)) {
-      await trx(collection.table)
-        .whereIn(
-          pk.column,
-          part.map((key) => toStorage(pk, key, this.dialect)),
-        )
-        .delete()
+    for (const part of keyChunks(collection, keys, this.dialect)) {
+      await whereKeys(trx(collection.table), collection, part, this.dialect).delete()
     }
   }
 
@@ -366,13 +361,12 @@ export class ItemsRepository {
     const { maxBatchSize } = collection.limits
     // One row more than the batch limit tells an over-large match apart without counting.
     const limit = selection.limit === null ? maxBatchSize + 1 : Math.min(selection.limit, maxBatchSize + 1)
-    const pk = collection.primaryKey
-    const keyField: FieldNode[] = [{ kind: 'field', output: 'key', field: pk }]
-    const items = await this.loader.load(db, collection, keyField, { ...selection, limit }, unbounded())
+    const keyFields: FieldNode[] = collection.key.map((field) => ({ kind: 'field', output: field.name, field }))
+    const items = await this.loader.load(db, collection, keyFields, { ...selection, limit }, unbounded())
     if (items.length > maxBatchSize) {
       throw new InvalidPayloadError(`The query matches more than ${maxBatchSize} items, the most one request may change`)
     }
-    return items.map((item) => item.key as PrimaryKey)
+    return items.map((item) => keyOfValues(collection, (field) => item[field.name]))
   }
 
   /**
@@ -380,19 +374,19 @@ export class ItemsRepository {
    * detach. More than `max` is a 400 (nested rows count toward `maxBatchSize`). One statement per chunk of parents.
    */
   async childrenOf(trx: Db, relation: O2MRelation, parents: readonly PrimaryKey[], max: number): Promise<Child[]> {
-    const pk = relation.related.primaryKey
+    const { related } = relation
     const fk = relation.foreignKey
     const children: Child[] = []
     for (const part of chunk(parents, this.dialect.maxParameters)) {
-      const rows = (await trx(relation.related.table)
-        .select(pk.column, fk.column)
+      const rows = (await trx(related.table)
+        .select([...new Set([...related.key.map((field) => field.column), fk.column])])
         .whereIn(
           fk.column,
           part.map((key) => toStorage(fk, key, this.dialect)),
         )
         .limit(max + 1 - children.length)) as Record<string, unknown>[]
       for (const row of rows) {
-        const key = fromStorage(pk, row[pk.column], this.dialect) as PrimaryKey
+        const key = rowKey(related, row, this.dialect)
         children.push({ key, parent: fromStorage(fk, row[fk.column], this.dialect) as PrimaryKey })
       }
       if (children.length > max) {
@@ -418,7 +412,9 @@ export class ItemsRepository {
   /** Locks the items with these keys until `trx` ends (see `Dialect.lockRows`). */
   async lockKeys(trx: Db, collection: Collection, keys: readonly PrimaryKey[]): Promise<void> {
     const pk = collection.primaryKey
-    for (const part of chunk(keys, this.dialect.maxParameters)) {
+    // A composite key locks by its first field: every row sharing it, a superset, in the same order everywhere.
+    const firsts = collection.key.length === 1 ? keys : keys.map((key) => keyComponents(collection, key)[0] as PrimaryKey)
+    for (const part of chunk(firsts, this.dialect.maxParameters)) {
       await this.dialect.lockRows(
         trx,
         collection.table,
@@ -440,6 +436,8 @@ export class ItemsRepository {
     const recognised = this.dialect.recogniseError(error, collection)
     if (recognised?.code !== 'RECORD_NOT_UNIQUE' || recognised.field === undefined) return false
     const pk = collection.primaryKey
+    if (collection.key.length > 1)
+      return collection.key.some((field) => recognised.field === field.column || recognised.field === field.name)
     return recognised.field === pk.column || recognised.field === pk.name
   }
 
@@ -456,21 +454,15 @@ export class ItemsRepository {
   }
 
   private withKeys(collection: Collection, keys: readonly PrimaryKey[], filter: FilterNode | null): FilterNode {
-    const byKey = fieldIn(collection.primaryKey, keys)
+    const byKey = keysIn(collection, keys)
     return filter ? { kind: 'and', children: [byKey, filter] } : byKey
   }
 
   private async updateKeys(trx: Db, collection: Collection, set: UpdateSet): Promise<void> {
     const row = this.toRow(set.payload)
     if (Object.keys(row).length === 0) return
-    const pk = collection.primaryKey
-    for (const part of chunk(set.keys, this.dialect.maxParameters)) {
-      await trx(collection.table)
-        .whereIn(
-          pk.column,
-          part.map((key) => toStorage(pk, key, this.dialect)),
-        )
-        .update(row)
+    for (const part of keyChunks(collection, set.keys, this.dialect)) {
+      await whereKeys(trx(collection.table), collection, part, this.dialect).update(row)
     }
   }
 

@@ -12,6 +12,7 @@ import type { Db } from '../execute/db'
 import { onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
 import { compileFilter } from '../sql/compile-filter'
+import { keyComponents } from '../schema/item-key'
 import { toStorage } from '../dialects/storage'
 import { TEMPLATES_KEPT, StatementTemplates } from '../sql/statement-templates'
 import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
@@ -41,20 +42,26 @@ export class OneItemUpdate {
     returned: readonly FieldNode[] | null,
     answer: readonly FieldNode[] | null,
   ): Promise<ReturnedRow[] | null> {
-    const pk = collection.primaryKey
     const row = rowOf(payload, this.dialect)
     // The key's own row only, as reads and key checks find it: the column's collation may take "A", "a " or "á"
     // for "a" (MySQL's usual ones do). A raw condition: the builder has no exact comparison (see Dialect.exactText).
-    const exact = pk.spec.text ? this.dialect.exactText : null
-    const where = (qb: Knex.QueryBuilder, boundKey: unknown, values: ValueSlots): Knex.QueryBuilder => {
-      qb.where(pk.column, boundKey as Knex.Value)
-      if (exact !== null) qb.whereRaw(`?? = ${exact}`, [pk.column, boundKey as Knex.Value])
+    // A composite key binds each of its components, so compares each so.
+    const where = (qb: Knex.QueryBuilder, boundKey: readonly unknown[], values: ValueSlots): Knex.QueryBuilder => {
+      collection.key.forEach((field, index) => {
+        const exact = field.spec.text ? this.dialect.exactText : null
+        qb.where(field.column, boundKey[index] as Knex.Value)
+        if (exact !== null) qb.whereRaw(`?? = ${exact}`, [field.column, boundKey[index] as Knex.Value])
+      })
       if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table, values)
       return qb
     }
+    const storedKey =
+      collection.key.length === 1
+        ? [toStorage(collection.primaryKey, key, this.dialect)]
+        : keyComponents(collection, key).map((component, index) => toStorage(collection.key[index]!, component, this.dialect))
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
     if (returned !== null) {
-      const qb = where(db(collection.table), toStorage(pk, key, this.dialect), OWN_VALUES)
+      const qb = where(db(collection.table), storedKey, OWN_VALUES)
         .update(row)
         .returning(this.loader.returningColumns(collection, returned))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
@@ -62,7 +69,7 @@ export class OneItemUpdate {
     // Without RETURNING, the statement is kept under a key: the fields it sets, the rule's scope; the key
     // and the values are bound.
     const columns = Object.keys(row)
-    const bound = [toStorage(pk, key, this.dialect), ...Object.values(row)]
+    const bound = [...storedKey, ...Object.values(row)]
     const updateKey = new QueryKey('update').schema(collection)
     for (const field of payload.keys()) updateKey.schema(field)
     updateKey.filter(scope)
@@ -71,8 +78,9 @@ export class OneItemUpdate {
         on,
         updateKey,
         (values) => {
-          const [boundKey, ...set] = values.list(bound)
-          return where(on(collection.table), boundKey, values).update(
+          const all = values.list(bound)
+          const set = all.slice(storedKey.length)
+          return where(on(collection.table), all.slice(0, storedKey.length), values).update(
             Object.fromEntries(columns.map((column, index) => [column, set[index]])),
           )
         },

@@ -34,6 +34,8 @@ const SCALAR_KEYS: KnownKeys<ScalarFieldDefinition> = {
   readonly: true,
   hidden: true,
   references: true,
+  referencesAny: true,
+  collectionField: true,
   onDelete: true,
   elementType: true,
   enum: true,
@@ -89,6 +91,7 @@ export function resolveLimits(options: LimitOptions, fallback: Limits, where: st
 /** What the first pass leaves for the second: relation targets still named, not resolved. */
 interface Pending {
   readonly references: Map<Draft<Field>, string>
+  readonly anyOf: Map<Draft<Field>, { readonly collections: unknown; readonly collectionField: unknown }>
   readonly o2m: Map<Draft<O2MRelation>, { readonly related: string; readonly foreignKey: string; readonly onDetach: unknown }>
 }
 
@@ -164,6 +167,15 @@ function buildField(collection: Collection, name: string, definition: ScalarFiel
     onUpdate: definition.onUpdate,
   }
   if (definition.references !== undefined) pending.references.set(field, definition.references)
+  if (definition.referencesAny !== undefined || definition.collectionField !== undefined) {
+    if (definition.references !== undefined || primaryKey) {
+      throw new ConfigError(
+        'CONFIG_BAD_REFERENCE',
+        `${where}: referencesAny applies to a field that is neither a primary key nor a reference`,
+      )
+    }
+    pending.anyOf.set(field, { collections: definition.referencesAny, collectionField: definition.collectionField })
+  }
   return field
 }
 
@@ -238,6 +250,20 @@ export interface CollectionDefaults {
   readonly lenientPayloads: boolean
 }
 
+/**
+ * A key of several fields, in definition order: each field is unique only together with the others, and none is
+ * assigned by the database (a create names every component).
+ */
+function checkCompositeKey(collection: Draft<Collection>, key: readonly Draft<Field>[], where: string): void {
+  if (collection.singleton) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where}: a singleton needs a key of one field`)
+  for (const field of key) {
+    if (field.autoIncrement) {
+      throw new ConfigError('CONFIG_BAD_FIELD', `${fieldWhere(collection.name, field.name)}: autoIncrement needs a key of one field`)
+    }
+    field.unique = false
+  }
+}
+
 function buildCollection(name: string, definition: CollectionDefinition, defaults: CollectionDefaults, pending: Pending): Collection {
   const where = `collections.${name}`
   if (!isPlainObject(definition)) throw new ConfigError('CONFIG_BAD_COLLECTION', `${where} must be an object`)
@@ -268,11 +294,11 @@ function buildCollection(name: string, definition: CollectionDefinition, default
     members.set(fieldName, buildMember(collection, fieldName, fieldDefinition, pending))
   }
   collection.fields = [...members.values()].filter((member): member is Field => member.kind === 'field')
-  const primaryKeys = collection.fields.filter((field) => field.primaryKey)
-  if (primaryKeys.length !== 1) {
-    throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have exactly one primaryKey field (found ${primaryKeys.length})`)
-  }
-  collection.primaryKey = primaryKeys[0]!
+  const key = collection.fields.filter((field) => field.primaryKey)
+  if (key.length === 0) throw new ConfigError('CONFIG_MISSING_PRIMARY_KEY', `${where} must have a primaryKey field`)
+  if (key.length > 1) checkCompositeKey(collection, key, where)
+  collection.key = Object.freeze(key)
+  collection.primaryKey = key[0]!
   return collection
 }
 
@@ -296,6 +322,12 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
     const where = fieldWhere(field.collection.name, field.name)
     const target = collections.get(name)
     if (!target) throw new ConfigError('CONFIG_BAD_REFERENCE', `${where} references unknown collection "${name}"`)
+    if (target.key.length > 1) {
+      throw new ConfigError(
+        'CONFIG_BAD_REFERENCE',
+        `${where} references "${name}", whose key has ${target.key.length} fields: a reference needs a key of one field`,
+      )
+    }
     if (field.spec.family !== target.primaryKey.spec.family) {
       throw new ConfigError(
         'CONFIG_BAD_REFERENCE',
@@ -305,6 +337,7 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
     field.references = target
     if (field.onDelete === 'noAction' || field.onDelete === 'restrict') (target.restrictedBy as Field[]).push(field)
   }
+  for (const [field, names] of pending.anyOf) field.referencesAny = resolveManyToAny(collections, field, names)
   for (const [relation, names] of pending.o2m) {
     const where = fieldWhere(relation.collection.name, relation.name)
     const related = collections.get(names.related)
@@ -322,12 +355,78 @@ function resolveReferences(collections: ReadonlyMap<string, Collection>, pending
   }
 }
 
+/** The longest text a key of this field can be written as; undefined: no bound. */
+function longestKey(key: Field): number | undefined {
+  if (key.type === 'integer') return 11
+  if (key.type === 'bigInteger') return 20
+  if (key.type === 'uuid') return 36
+  return key.maxLength
+}
+
+/**
+ * A many-to-any's allowed collections and collection field, checked: every collection configured, every key of
+ * theirs storable in the item field (as text, or as the field's own type), every name in the collection field.
+ */
+function resolveManyToAny(
+  collections: ReadonlyMap<string, Collection>,
+  field: Field,
+  names: { readonly collections: unknown; readonly collectionField: unknown },
+): Field['referencesAny'] {
+  const where = fieldWhere(field.collection.name, field.name)
+  const bad = (message: string): never => {
+    throw new ConfigError('CONFIG_BAD_REFERENCE', `${where}: ${message}`)
+  }
+  const listed = names.collections
+  if (!Array.isArray(listed) || listed.length === 0 || !listed.every((name) => typeof name === 'string')) {
+    return bad('referencesAny must be a non-empty list of collection names')
+  }
+  if (new Set(listed).size !== listed.length) bad('referencesAny names a collection twice')
+  const targets = (listed as string[]).map((name) => collections.get(name) ?? bad(`referencesAny names unknown collection "${name}"`))
+  for (const target of targets) {
+    const key = target.primaryKey
+    if (target.key.length > 1) bad(`"${target.name}"'s key has ${target.key.length} fields: a many-to-any needs keys of one field`)
+    if (field.spec.text) {
+      const longest = longestKey(key)
+      if (field.maxLength !== undefined && (longest === undefined || longest > field.maxLength)) {
+        bad(`its maxLength (${field.maxLength}) cannot hold every key of "${target.name}" (${target.name}.${key.name} is ${key.type})`)
+      }
+    } else if (field.spec.family !== key.spec.family || !field.spec.keyable) {
+      bad(`it is ${field.type} but ${target.name}.${key.name} is ${key.type}: use a string field, which holds any key as text`)
+    }
+  }
+  const named = names.collectionField
+  if (typeof named !== 'string') return bad('a field with referencesAny needs collectionField, the field holding the collection name')
+  const collectionField = field.collection.members.get(named)
+  if (
+    collectionField?.kind !== 'field' ||
+    collectionField === field ||
+    !collectionField.spec.text ||
+    collectionField.references !== undefined
+  ) {
+    return bad(`collectionField "${named}" must be another string field of "${field.collection.name}"`)
+  }
+  for (const target of targets) {
+    if (collectionField.maxLength !== undefined && target.name.length > collectionField.maxLength) {
+      bad(`collectionField "${named}" (maxLength ${collectionField.maxLength}) cannot hold "${target.name}"`)
+    }
+    if (collectionField.enum !== undefined && !collectionField.enum.includes(target.name)) {
+      bad(`collectionField "${named}" does not accept "${target.name}" (its enum)`)
+    }
+  }
+  if (collectionField.namesCollectionOf !== undefined) {
+    bad(`collectionField "${named}" names the collection of "${collectionField.namesCollectionOf.name}" already`)
+  }
+  const draft: Draft<Field> = collectionField
+  draft.namesCollectionOf = field
+  return { collections: Object.freeze(targets), collectionField }
+}
+
 /** Builds the schema from `options.collections`. Runs once, in `createItemsRouter()`. */
 export function buildSchema(definitions: unknown, routerLimits: Limits, lenientPayloads = false): Schema {
   if (!isPlainObject(definitions) || Object.keys(definitions).length === 0) {
     throw new ConfigError('CONFIG_BAD_COLLECTION', 'options.collections must be an object with at least one collection')
   }
-  const pending: Pending = { references: new Map(), o2m: new Map() }
+  const pending: Pending = { references: new Map(), o2m: new Map(), anyOf: new Map() }
   const collections = new Map<string, Collection>()
   for (const [name, definition] of Object.entries(definitions)) {
     collections.set(name, buildCollection(name, definition as CollectionDefinition, { limits: routerLimits, lenientPayloads }, pending))

@@ -26,6 +26,10 @@ export interface Field {
   readonly hidden: boolean
   /** For a many-to-one: the related collection. */
   readonly references?: Collection
+  /** For the item field of a many-to-any: the collections its item may belong to, and the field naming which. */
+  readonly referencesAny?: ManyToAny
+  /** For the collection field of a many-to-any: the item field whose collection it names. */
+  readonly namesCollectionOf?: Field
   /** For a many-to-one: the foreign key's ON DELETE action, when the configuration names it. */
   readonly onDelete?: OnDeleteAction
   /** For `array` fields: the elements' type. */
@@ -40,6 +44,15 @@ export interface Field {
   /** The value the router writes on create / on update, if any. */
   readonly onCreate?: ManagedValue
   readonly onUpdate?: ManagedValue
+}
+
+/**
+ * The item side of a many-to-any (a junction row's `item`): the key of an item of one of `collections`, whose
+ * name `collectionField` holds. No foreign key stands behind it: the router checks every write.
+ */
+export interface ManyToAny {
+  readonly collections: readonly Collection[]
+  readonly collectionField: Field
 }
 
 /** A one-to-many alias: the items of `related` whose `foreignKey` holds this item's primary key. */
@@ -69,6 +82,15 @@ export interface Collection {
   readonly singleton: boolean
   /** Content versions can be saved for its items (`/versions`, `?version=`). */
   readonly versioning: boolean
+  /**
+   * The key's fields in key order: one for most collections, several for a composite key (see docs/reference/keys.md).
+   * Whatever addresses one item (a path key, a key list, a version's `item`) goes through `key`.
+   */
+  readonly key: readonly Field[]
+  /**
+   * The key's one field; for a composite key, its first. Only code that has ruled a composite key out (a reference's
+   * target, a one-to-many's parent: both single-field keys, see build-schema.ts) may read it as the item's key.
+   */
   readonly primaryKey: Field
   /** Every member in definition order, hidden ones included. */
   readonly members: ReadonlyMap<string, Member>
@@ -90,11 +112,18 @@ export interface Schema {
   readonly collections: ReadonlyMap<string, Collection>
 }
 
+/** A collection whose key has several fields. */
+export const isComposite = (collection: Collection): boolean => collection.key.length > 1
+
 /** A field the API never shows (`hidden`); relations are always visible. */
 export const isHidden = (member: Member): boolean => member.kind === 'field' && member.hidden
 
 /** A many-to-one field or a one-to-many alias: a member that leads to another collection. */
 export const isRelation = (member: Member): boolean => member.kind === 'o2m' || member.references !== undefined
+
+/** The allowed collection of a many-to-any named `name`, if it is one. */
+export const anyTarget = (field: Field, name: unknown): Collection | undefined =>
+  field.referencesAny?.collections.find((collection) => collection.name === name)
 
 /** The collection a relation leads to; undefined for a plain field. */
 export const relatedOf = (member: Member): Collection | undefined => (member.kind === 'o2m' ? member.related : member.references)

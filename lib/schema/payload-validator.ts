@@ -152,8 +152,9 @@ function pickPerField(errors: ErrorObject[]): Map<string, ErrorObject> {
   return byField
 }
 
-function withoutKey(body: Readonly<Record<string, unknown>>, key: string): Record<string, unknown> {
-  const { [key]: _key, ...rest } = body
+function withoutKey(body: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
+  const rest = { ...body }
+  for (const name of names) delete rest[name]
   return rest
 }
 
@@ -259,6 +260,7 @@ export function createPayloadValidator(
     server: { create: writableFields(collection, 'create', 'server'), update: writableFields(collection, 'update', 'server') },
   }
   const readonlyNames = new Set(collection.fields.filter((field) => field.readonly).map((field) => field.name))
+  const keyNames = collection.key.map((field) => field.name)
 
   return {
     validate(action, body, item, writer = 'client') {
@@ -267,10 +269,9 @@ export function createPayloadValidator(
       }
       // The primary key of an update is named by the URL or the batch form; in the payload it is ignored. The
       // body is never changed: a copy leaves the key out.
-      const key = collection.primaryKey.name
       const input =
-        action === 'update' && Object.hasOwn(body, key)
-          ? withoutKey(body as Record<string, unknown>, key)
+        action === 'update' && keyNames.some((name) => Object.hasOwn(body, name))
+          ? withoutKey(body as Record<string, unknown>, keyNames)
           : (body as Record<string, unknown>)
 
       const validate = compiled[writer][action]

@@ -64,6 +64,17 @@ function sortExpression(
   return value
 }
 
+/** `(a = ? AND b = ?) OR …` for the components of composite keys bound one after another. */
+function compositeKeysIn(collection: Collection, bound: readonly unknown[]): [string, Knex.RawBinding[]] {
+  const { key } = collection
+  const one = `(${key.map(() => '?? = ?').join(' and ')})`
+  const bindings: Knex.RawBinding[] = []
+  for (let start = 0; start < bound.length; start += key.length) {
+    key.forEach((field, index) => bindings.push(`${collection.table}.${field.column}`, bound[start + index] as Knex.Value))
+  }
+  return [`(${Array.from({ length: bound.length / key.length }, () => one).join(' or ')})`, bindings]
+}
+
 export class ReadStatements {
   constructor(
     private readonly knex: Knex,
@@ -181,8 +192,9 @@ export class ReadStatements {
     return (values) => {
       const qb = db(collection.table).select(this.columns(collection, fields, values))
       const bound = values.list(stored)
+      if (collection.key.length > 1) qb.whereRaw(...compositeKeysIn(collection, bound))
       // One key is `=`, as in compile-comparison.ts's lists.
-      if (bound.length === 1) qb.where(pk.column, bound[0] as Knex.Value)
+      else if (bound.length === 1) qb.where(pk.column, bound[0] as Knex.Value)
       else qb.whereIn(pk.column, bound as Knex.Value[])
       if (scope) compileFilter(qb, scope, this.dialect, collection.table, values)
       return qb

@@ -38,7 +38,7 @@ export function hashNodes(collection: Collection, deltas: readonly Readonly<Reco
         selection: {
           filter: null,
           search: null,
-          sort: [{ field: related.primaryKey, direction: 'asc', path: [] }],
+          sort: related.key.map((field) => ({ field, direction: 'asc', path: [] }) as const),
           limit: null,
           offset: 0,
         },
@@ -53,6 +53,17 @@ export function hashNodes(collection: Collection, deltas: readonly Readonly<Reco
         children: hashNodes(member.references, objects),
         scope: null,
       }
+      if (index === -1) nodes.push(node)
+      else nodes[index] = node
+    } else if (member.referencesAny !== undefined && !member.hidden && objects.length > 0) {
+      // A many-to-any's item in each collection the deltas name beside an object.
+      const collectionName = member.referencesAny.collectionField.name
+      const targets = member.referencesAny.collections.flatMap((related) => {
+        const into = written.filter((delta) => delta[collectionName] === related.name).flatMap((delta) => nestedObjects(delta[name]))
+        return into.length === 0 ? [] : [{ related, children: hashNodes(related, into), scope: null }]
+      })
+      const index = nodes.findIndex((node) => node.output === name)
+      const node: FieldNode = { kind: 'm2a', output: name, field: member, targets }
       if (index === -1) nodes.push(node)
       else nodes[index] = node
     }

@@ -9,6 +9,7 @@ import type { FieldNode } from '../query/query'
 import { keyId } from '../repository/item-loader'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
+import { keyComponents, keyItem, keyOfValues } from '../schema/item-key'
 import type { Item, PrimaryKey } from '../types'
 
 /** One item to show: as read, its key (null for an item the draft creates), and the changes laid over it. */
@@ -20,9 +21,17 @@ export interface Layer {
 
 type O2MNode = Extract<FieldNode, { kind: 'o2m' }>
 type M2ONode = Extract<FieldNode, { kind: 'm2o' }>
+type M2ANode = Extract<FieldNode, { kind: 'm2a' }>
 
 /** An object of the draft split into its key (null: an item to create) and its other fields. */
 function splitKey(collection: Collection, value: Readonly<Record<string, unknown>>): [PrimaryKey | null, Record<string, unknown>] {
+  // A composite key is named by every key field, as a nested write reads it (writes/plan-write.ts).
+  if (collection.key.length > 1) {
+    if (!collection.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
+    const names = new Set(collection.key.map((field) => field.name))
+    const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
+    return [parseBodyKey(collection, Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name)))), rest]
+  }
   const name = collection.primaryKey.name
   if (!Object.hasOwn(value, name) || value[name] === null) return [null, { ...value }]
   const { [name]: key, ...rest } = value
@@ -34,10 +43,17 @@ export function blank(fields: readonly FieldNode[]): Item {
   return Object.fromEntries(fields.map((node) => [node.output, node.kind === 'o2m' ? [] : null]))
 }
 
-/** Keys in ascending order, as a list read without a sort answers them. */
-function byKey(a: PrimaryKey, b: PrimaryKey): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
+/** Keys in ascending order, as a list read without a sort answers them; a composite key component by component. */
+function byKey(collection: Collection, a: PrimaryKey, b: PrimaryKey): number {
+  const one = (x: unknown, y: unknown): number =>
+    typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0
+  if (collection.key.length === 1) return one(a, b)
+  const [left, right] = [keyComponents(collection, a), keyComponents(collection, b)]
+  for (let index = 0; index < left.length; index++) {
+    const order = one(left[index], right[index])
+    if (order !== 0) return order
+  }
+  return 0
 }
 
 /** A child the draft keeps, links or updates (`rest` its changes, null for none). */
@@ -64,11 +80,16 @@ export class VersionOverlay {
           ? values
           : node.kind === 'm2o'
             ? await this.toOne(node, values)
-            : await this.toMany(
-                node,
-                changed.map((index) => layers[index]!.key),
-                values,
-              )
+            : node.kind === 'm2a'
+              ? await this.toAny(
+                  node,
+                  changed.map((index) => layers[index]!.delta),
+                )
+              : await this.toMany(
+                  node,
+                  changed.map((index) => layers[index]!.key),
+                  values,
+                )
       changed.forEach((index, n) => {
         shown[index]![node.output] = results[n]
       })
@@ -103,6 +124,25 @@ export class VersionOverlay {
     slots.forEach((slot, index) => {
       results[slot] = overlaid[index]
     })
+    return results
+  }
+
+  /**
+   * A many-to-any's item: for each collection the request expands, as a many-to-one to it would show; the value
+   * as saved where the draft names another collection (the draft always names it beside the item).
+   */
+  private async toAny(node: M2ANode, deltas: readonly Readonly<Record<string, unknown>>[]): Promise<unknown[]> {
+    const name = node.field.referencesAny!.collectionField.name
+    const results: unknown[] = deltas.map((delta) => delta[node.field.name])
+    for (const target of node.targets) {
+      const slots = deltas.flatMap((delta, index) => (delta[name] === target.related.name ? [index] : []))
+      if (slots.length === 0) continue
+      const shown = await this.toOne(
+        { kind: 'm2o', output: node.output, field: node.field, ...target },
+        slots.map((index) => results[index]),
+      )
+      slots.forEach((slot, index) => (results[slot] = shown[index]))
+    }
     return results
   }
 
@@ -143,8 +183,7 @@ export class VersionOverlay {
       for (const element of detailed.create ?? []) created.push({ ...(element as Record<string, unknown>) })
       return { kept, created }
     })
-    const pk = related.primaryKey
-    const fields = node.children ?? [{ kind: 'field', output: pk.name, field: pk }]
+    const fields = node.children ?? related.key.map((field) => ({ kind: 'field', output: field.name, field }) as const)
     const read = await this.read(
       related,
       lists.flatMap(({ kept }) => kept.map((child) => child.key)),
@@ -154,8 +193,10 @@ export class VersionOverlay {
     // Every item to show, over all parents, laid over in one pass per level.
     const layers: Layer[] = []
     const shaped = lists.map(({ kept, created }) => {
-      const visible = kept.filter((child) => read.has(keyId(child.key))).sort((a, b) => byKey(a.key, b.key))
-      if (node.children === null) return [...visible.map((child) => child.key), ...created]
+      const visible = kept.filter((child) => read.has(keyId(child.key))).sort((a, b) => byKey(related, a.key, b.key))
+      // A list of keys, as a read answers it: a composite key as an object of its fields.
+      if (node.children === null)
+        return [...visible.map((child) => (related.key.length > 1 ? keyItem(related, child.key) : child.key)), ...created]
       const start = layers.length
       for (const child of visible) layers.push({ item: read.get(keyId(child.key))!, key: child.key, delta: child.rest ?? {} })
       for (const rest of created) layers.push({ item: blank(node.children), key: null, delta: rest })
@@ -171,16 +212,15 @@ export class VersionOverlay {
     const known = parents.filter((key): key is PrimaryKey => key !== null)
     const byParent = new Map<string, PrimaryKey[]>()
     if (known.length === 0) return byParent
-    const pk = related.primaryKey
     const page = await this.repository.list(related, {
       fields: [
-        { kind: 'field', output: 'key', field: pk },
+        ...related.key.map((field, index) => ({ kind: 'field', output: `key${index}`, field }) as const),
         { kind: 'field', output: 'parent', field: relation.foreignKey },
       ],
       filter: both(fieldIn(relation.foreignKey, [...new Map(known.map((key) => [keyId(key), key])).values()]), selection.filter),
       scope: null,
       search: null,
-      sort: [{ field: pk, direction: 'asc', path: [] }],
+      sort: related.key.map((field) => ({ field, direction: 'asc', path: [] }) as const),
       limit: null,
       offset: 0,
       aggregate: null,
@@ -190,7 +230,8 @@ export class VersionOverlay {
     })
     for (const row of page.items) {
       const parent = keyId(row.parent)
-      byParent.set(parent, [...(byParent.get(parent) ?? []), row.key as PrimaryKey])
+      const key = keyOfValues(related, (field) => row[`key${related.key.indexOf(field)}`])
+      byParent.set(parent, [...(byParent.get(parent) ?? []), key])
     }
     return byParent
   }

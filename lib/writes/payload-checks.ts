@@ -58,11 +58,11 @@ export class PayloadChecks implements Checks {
   assertWritable(rule: WriteRule, action: WriteAction, datas: readonly unknown[], itemOf: (index: number) => number | undefined): void {
     const allowed = rule.fields ?? { has: () => true }
     // An update's payload may name the item's own key, which says nothing new: never refused.
-    const key = action === 'update' ? this.collection.primaryKey.name : null
-    const refused = (name: string): boolean => name !== key && !allowed.has(name)
+    const key = new Set(action === 'update' ? this.collection.key.map((field) => field.name) : [])
+    const refused = (name: string): boolean => !key.has(name) && !allowed.has(name)
     // A readonly field is one a client may not send; the server side (presets, declarative values, hooks) may set it.
     const managed = (name: string): boolean => {
-      const member = name === key ? undefined : this.collection.members.get(name)
+      const member = key.has(name) ? undefined : this.collection.members.get(name)
       return member?.kind === 'field' && member.readonly
     }
     collectErrors(datas, (data, index) => {

@@ -2,7 +2,8 @@
 // it cannot read with a 400 naming the path, before any SQL. Values themselves are validated when written.
 import { isPlainObject } from '../is-plain-object'
 import { parseBodyKey } from '../query/parse-key'
-import type { Collection, Field, O2MRelation } from '../schema/collection'
+import { keyFormOf } from '../schema/item-key'
+import { anyTarget, type Collection, type Field, type O2MRelation } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import { atPath, invalidNested } from './write-path'
 import type { ItemWrite, KeyRef, ToManyWrite, ToOneWrite, WritePath } from './write-plan'
@@ -10,13 +11,17 @@ import type { ItemWrite, KeyRef, ToManyWrite, ToOneWrite, WritePath } from './wr
 /** The detailed one-to-many form's keys. */
 const DETAILED = new Set(['create', 'update', 'delete'])
 
-/** Whether a payload carries a nested value: a one-to-many value, or an object for a many-to-one. */
+/**
+ * Whether a payload carries a nested value: a one-to-many value, an object for a many-to-one, or any value of a
+ * many-to-any's item or collection field (no foreign key checks those: the plan does).
+ */
 export function hasNestedValue(collection: Collection, data: unknown): boolean {
   if (!isPlainObject(data)) return false
   for (const name of Object.keys(data)) {
     const member = collection.members.get(name)
     if (member?.kind === 'o2m') return true
     if (member?.kind === 'field' && member.references !== undefined && isPlainObject(data[name])) return true
+    if (member?.kind === 'field' && (member.referencesAny !== undefined || member.namesCollectionOf !== undefined)) return true
   }
   return false
 }
@@ -78,7 +83,15 @@ function plan(
       if (depth >= options.maxDepth)
         throw invalidNested(`a nested write crosses more than ${options.maxDepth} relations (maxRelationalDepth)`, [...path, name])
       toOne.push(planToOne(member, member.references, value, [...path, name], below))
+    } else if (member?.kind === 'field' && member.referencesAny !== undefined && value !== null) {
+      if (depth >= options.maxDepth)
+        throw invalidNested(`a nested write crosses more than ${options.maxDepth} relations (maxRelationalDepth)`, [...path, name])
+      toOne.push(planToAny(member, data, path, below))
     } else {
+      const item = member?.kind === 'field' ? member.namesCollectionOf : undefined
+      if (item !== undefined && !Object.hasOwn(data, item.name)) {
+        throw invalidNested(`"${name}" is written together with "${item.name}", the item it names the collection of`, [...path, name])
+      }
       // A plain value (a many-to-one key among them): the validator judges it, as at the top.
       own[name] = value
     }
@@ -103,10 +116,54 @@ function splitKey(
   value: Readonly<Record<string, unknown>>,
   path: WritePath,
 ): [PrimaryKey | null, Record<string, unknown>] {
+  if (related.key.length > 1) return splitCompositeKey(related, value, path)
   const pk = related.primaryKey.name
   if (!Object.hasOwn(value, pk) || value[pk] === null) return [null, { ...value }]
   const { [pk]: key, ...rest } = value
   return [keyAt(related, key, [...path, pk]), rest]
+}
+
+/**
+ * An object names a composite key when it holds every key field; else it is a new item, whose key fields the
+ * parent's link may complete (`{ "actor_id": 3 }` in a film's `film_actor` list creates the pair).
+ */
+function splitCompositeKey(
+  related: Collection,
+  value: Readonly<Record<string, unknown>>,
+  path: WritePath,
+): [PrimaryKey | null, Record<string, unknown>] {
+  if (!related.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
+  const names = new Set(related.key.map((field) => field.name))
+  const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
+  const key = Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name)))
+  return [keyAt(related, key, path), rest]
+}
+
+/**
+ * A many-to-any's item: a key links an item of the collection that the collection field beside it names (one of
+ * the allowed ones), an object creates or updates one, as a many-to-one's does.
+ */
+function planToAny(field: Field, data: Readonly<Record<string, unknown>>, path: WritePath, options: Level): ToOneWrite {
+  const { collections, collectionField } = field.referencesAny!
+  const value = data[field.name]
+  const named = data[collectionField.name]
+  const allowed = collections.map((collection) => `"${collection.name}"`).join(', ')
+  if (named === undefined || named === null) {
+    throw invalidNested(`needs "${collectionField.name}" beside it, naming the collection of the item (${allowed})`, [...path, field.name])
+  }
+  const related = anyTarget(field, named)
+  if (related === undefined) {
+    throw invalidNested(`${JSON.stringify(named)} is not a collection "${field.name}" may hold items of: use ${allowed}`, [
+      ...path,
+      collectionField.name,
+    ])
+  }
+  const at = [...path, field.name]
+  if (typeof value === 'string' || typeof value === 'number') {
+    return { field, item: plan(related, {}, keyAt(related, value, at), at, options, null), link: true }
+  }
+  if (!isPlainObject(value)) throw invalidNested(`must be a key or an object of "${related.name}"`, at)
+  return planToOne(field, related, value, at, options)
 }
 
 function planToOne(
@@ -140,7 +197,7 @@ function planChild(
     return plan(related, value, null, path, options, relation.foreignKey)
   }
   const [key, rest] = splitKey(related, value, path)
-  if (keyed === 'update' && key === null) throw invalidNested(`an item to update must name its key "${related.primaryKey.name}"`, path)
+  if (keyed === 'update' && key === null) throw invalidNested(`an item to update must name its key "${keyFormOf(related)}"`, path)
   return plan(related, rest, key, path, options, relation.foreignKey)
 }
 

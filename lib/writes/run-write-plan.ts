@@ -71,6 +71,9 @@ function namesOf(write: ItemWrite): Record<string, unknown> {
   return names
 }
 
+/** A related key as `field` keeps it: a many-to-any's text field holds any key as text. */
+const storedKey = (field: Field, key: PrimaryKey): PrimaryKey => (field.referencesAny !== undefined && field.spec.text ? String(key) : key)
+
 /** The same payload for every key: one UPDATE. Compared by its JSON form, fields in order. */
 function payloadId(payload: Payload): string {
   return JSON.stringify([...payload].map(([field, value]) => [field.name, value]))
@@ -209,15 +212,16 @@ export class PlanRun {
   /** Writes the many-to-one objects of the items; answers each item's fields with their keys set. */
   private async toOne(writes: readonly ItemWrite[]): Promise<Record<string, unknown>[]> {
     const inputs = writes.map((write) => ({ ...write.data }))
-    const fields = new Map<Field, { index: number; item: ItemWrite; link: boolean }[]>()
+    // One batch per field and related collection: a many-to-any's items go to each of its collections.
+    const batches = new Map<string, { field: Field; related: Collection; entries: { index: number; item: ItemWrite; link: boolean }[] }>()
     writes.forEach((write, index) => {
       for (const one of write.toOne) {
-        const entries = fields.get(one.field) ?? fields.set(one.field, []).get(one.field)!
-        entries.push({ index, item: one.item, link: one.link })
+        const id = `${one.field.name}\u0000${one.item.collection.name}`
+        const batch = batches.get(id) ?? batches.set(id, { field: one.field, related: one.item.collection, entries: [] }).get(id)!
+        batch.entries.push({ index, item: one.item, link: one.link })
       }
     })
-    for (const [field, entries] of fields) {
-      const related = field.references!
+    for (const { field, related, entries } of batches.values()) {
       const links = entries.filter((entry) => entry.link)
       // A key alone links an item the caller can see; nothing of it is written.
       await this.checkKeys(
@@ -231,13 +235,13 @@ export class PlanRun {
         related,
         updates.map((entry) => entry.item),
       )
-      for (const entry of [...links, ...updates]) inputs[entry.index]![field.name] = entry.item.key
+      for (const entry of [...links, ...updates]) inputs[entry.index]![field.name] = storedKey(field, entry.item.key!)
       const creates = entries.filter((entry) => entry.item.key === null)
       const keys = await this.create(
         related,
         creates.map((entry) => entry.item),
       )
-      creates.forEach((entry, index) => (inputs[entry.index]![field.name] = keys[index]))
+      creates.forEach((entry, index) => (inputs[entry.index]![field.name] = storedKey(field, keys[index]!)))
     }
     return inputs
   }

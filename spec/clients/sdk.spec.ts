@@ -10,6 +10,7 @@ import { seed, settingsRow, type ArticleRow, type CommentRow } from '../../fixtu
 import { createItemsRouter } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { createPageTables, dropPageTables, pageCollections, seedPages } from '../support/page-fixtures'
 
 type Body = Record<string, unknown>
 
@@ -547,6 +548,78 @@ forEachDialect((ctx) => {
             .then((rows) => Number(rows[0]!.n)),
         ).toBe(0)
       })
+    })
+  })
+})
+
+// A page builder (a many-to-any) through the SDK: its object form of `fields` for one collection of the item
+// (`{ item: { block_text: [...] } }`, sent as `item:block_text.text`), and nested writes of junction rows.
+forEachDialect((ctx) => {
+  describe.each(SDKS)('%s: many-to-any', (_name, sdk) => {
+    let server: Server
+    let client: ReturnType<typeof connect>
+    const connect = (at: string) => sdk.createDirectus(at).with(sdk.rest())
+    beforeAll(async () => {
+      await createPageTables(ctx.knex)
+      await seedPages(ctx.knex)
+      const app = express()
+      app.use('/api', createItemsRouter({ knex: ctx.knex, defaultAccess: true, collections: pageCollections, logger: recordingLogger() }))
+      const running = await listen(app)
+      server = running.server
+      client = connect(running.url)
+    })
+    afterAll(async () => {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+      await dropPageTables(ctx.knex)
+    })
+
+    it('reads items of one collection or of each, and writes blocks with createItem, updateItem and updateItems', async () => {
+      const fields = ['id', { blocks: ['collection', { item: { block_text: ['text'], block_hero: ['title'] } }] }]
+      expect(await client.request(sdk.readItem('pages', 1, { fields } as never))).toEqual({
+        id: 1,
+        blocks: [
+          { collection: 'block_text', item: { text: 'Welcome' } },
+          { collection: 'block_hero', item: { title: 'Big' } },
+          { collection: 'block_text', item: { text: 'Read on' } },
+        ],
+      })
+      const created = (await client.request(
+        sdk.createItem(
+          'pages',
+          {
+            title: 'From the SDK',
+            blocks: [
+              { collection: 'block_text', item: { text: 'Hello' } },
+              { collection: 'block_hero', item: 2 },
+            ],
+          },
+          { fields: ['id', 'blocks.item:block_text.text', 'blocks.item:block_hero.title'] },
+        ),
+      )) as { id: number; blocks: unknown[] }
+      expect(created.blocks).toEqual([{ item: { text: 'Hello' } }, { item: { title: 'Team' } }])
+      const updated = await client.request(
+        sdk.updateItem(
+          'pages',
+          created.id,
+          { blocks: { create: [{ collection: 'block_hero', item: { title: 'Added' } }], delete: [] } },
+          { fields: ['blocks.item.*'] },
+        ),
+      )
+      expect((updated as { blocks: unknown[] }).blocks).toHaveLength(3)
+      const byKeys = await client.request(
+        sdk.updateItems('pages', [1, 2], { blocks: [{ collection: 'block_text', item: 3 }] }, { fields: ['id', 'blocks.item'] }),
+      )
+      expect(byKeys).toEqual([
+        { id: 1, blocks: [{ item: '3' }] },
+        { id: 2, blocks: [{ item: '3' }] },
+      ])
+      const refused = await rejection(
+        client.request(sdk.createItem('pages', { title: 'Bad', blocks: [{ collection: 'block_note', item: 1 }] })),
+      )
+      expect(refused.response.status).toBe(400)
+      expect(refused.errors[0]!.extensions).toMatchObject({ code: 'INVALID_PAYLOAD', path: ['blocks', 0, 'collection'] })
     })
   })
 })

@@ -11,6 +11,7 @@ import { createItemsRouter, ConfigError, type ItemsRouterOptions } from '../../l
 import { errorStatuses } from '../../lib/errors'
 import { fixtureDocument } from './fixture-document'
 import { recordingLogger } from '../support/app'
+import { pageCollections } from '../support/page-fixtures'
 
 // The validator is an ES module only; a child process loads it without jest's CommonJS module system.
 function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown } {
@@ -59,6 +60,48 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths['/items/settings'] as object)).toEqual(['get', 'patch'])
   })
 
+  it('describes a composite key: the path form, key objects in key lists and in lists of keys', async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const keyed = createItemsRouter({
+      knex,
+      collections: {
+        ...collections,
+        credits: {
+          versioning: true,
+          fields: {
+            author: { type: 'integer', primaryKey: true, references: 'authors' },
+            role: { type: 'string', primaryKey: true, maxLength: 20 },
+            note: { type: 'text' },
+          },
+        },
+        authors: {
+          ...collections.authors,
+          fields: { ...collections.authors.fields, credits: { type: 'o2m', collection: 'credits', foreignKey: 'author' } },
+        },
+      },
+    }).openapi()
+    await knex.destroy()
+    expect(validateOpenApi(keyed)).toMatchObject({ valid: true })
+    const dig = (value: unknown, ...path: Array<string | number>): unknown =>
+      path.reduce((node, step) => (node as Record<string | number, unknown>)[step], value)
+    const id = dig(keyed, 'paths', '/items/credits/{id}', 'parameters', 0)
+    expect(id).toMatchObject({ name: 'id', in: 'path', schema: { type: 'string' } })
+    expect(dig(id, 'description')).toContain('author,role')
+    const keyObject = {
+      type: 'object',
+      required: ['author', 'role'],
+      properties: { author: { type: 'integer' }, role: { type: 'string' } },
+      additionalProperties: false,
+    }
+    const deleted = dig(keyed, 'paths', '/items/credits', 'delete', 'requestBody', 'content', 'application/json', 'schema', 'anyOf', 0)
+    expect(dig(deleted, 'items', 'anyOf')).toMatchObject([keyObject, { type: 'string' }])
+    expect(dig(keyed, 'components', 'schemas', 'authors.Item', 'properties', 'credits', 'items', 'anyOf', 0)).toMatchObject(keyObject)
+    // A key of one field keeps its own schema.
+    expect(dig(keyed, 'paths', '/items/articles/{id}', 'parameters', 0)).toEqual(
+      dig(document, 'paths', '/items/articles/{id}', 'parameters', 0),
+    )
+  })
+
   it('never names a hidden field', () => {
     expect(JSON.stringify(document)).not.toContain('password_hash')
   })
@@ -96,6 +139,30 @@ describe('OpenAPI document', () => {
       additionalProperties: false,
     })
     expect(none).toEqual({ type: 'null' })
+  })
+
+  it("describes a many-to-any's item: a key or an item of each allowed collection, read or written", () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    const pages = createItemsRouter({ knex, collections: pageCollections }).openapi({ serverUrl: '/api' })
+    void knex.destroy()
+    expect(validateOpenApi(pages)).toMatchObject({ valid: true })
+    const all = schemas(pages)
+    const item = (all['page_blocks.Item']!.properties as Record<string, unknown>).item
+    expect(item).toEqual({
+      anyOf: [
+        expect.objectContaining({ type: 'string', maxLength: 40 }),
+        { $ref: '#/components/schemas/block_text.Item' },
+        { $ref: '#/components/schemas/block_hero.Item' },
+      ],
+    })
+    const written = (all['page_blocks.Create']!.properties as Record<string, { anyOf: unknown[]; description: string }>).item!
+    expect(written.anyOf).toEqual([
+      expect.objectContaining({ type: 'string' }),
+      expect.objectContaining({ type: 'integer' }),
+      { anyOf: [{ $ref: '#/components/schemas/block_text.Create' }, { $ref: '#/components/schemas/block_text.Update' }] },
+      { anyOf: [{ $ref: '#/components/schemas/block_hero.Create' }, { $ref: '#/components/schemas/block_hero.Update' }] },
+    ])
+    expect(written.description).toContain('"collection"')
   })
 
   it('lists the error codes of errors.ts, each under its status', () => {

@@ -65,6 +65,18 @@ function withForeignSequel(): Definitions {
   return definitions
 }
 
+/**
+ * `library()` with books given a many-to-any `item` (over authors, and tags whose keys are strings) and its
+ * collection field `kind`; `patch` changes the item field, `kind` replaces the collection field.
+ */
+function withAnyItem(patch: Record<string, unknown>, kind: unknown = { type: 'string' }): Definitions {
+  const item: Record<string, unknown> = { type: 'string', referencesAny: ['authors'], collectionField: 'kind', ...patch }
+  for (const [name, value] of Object.entries(patch)) if (value === undefined) delete item[name]
+  const definitions = withFields({ kind, item })
+  definitions.tags = { fields: { id: { type: 'string', primaryKey: true } } }
+  return definitions
+}
+
 function options(extra: Record<string, unknown> = {}, collections: unknown = library()): unknown {
   return { knex, collections, ...extra }
 }
@@ -143,10 +155,31 @@ const BROKEN: Array<[string, unknown, string, string[]]> = [
   ],
   ['no primary key', options({}, withFields({ id: { type: 'integer' } })), 'CONFIG_MISSING_PRIMARY_KEY', ['collections.books']],
   [
-    'two primary keys',
+    'a composite key with an autoIncrement field',
     options({}, withFields({ isbn: { type: 'string', primaryKey: true } })),
-    'CONFIG_MISSING_PRIMARY_KEY',
-    ['collections.books'],
+    'CONFIG_BAD_FIELD',
+    ['collections.books.fields.id', 'autoIncrement', 'key of one field'],
+  ],
+  [
+    'a singleton with a composite key',
+    options(
+      {},
+      withCollection({ singleton: true, fields: { a: { type: 'integer', primaryKey: true }, b: { type: 'string', primaryKey: true } } }),
+    ),
+    'CONFIG_BAD_COLLECTION',
+    ['collections.books', 'singleton', 'key of one field'],
+  ],
+  [
+    'a reference to a collection with a composite key',
+    options(
+      {},
+      {
+        ...withFields({ shelf: { type: 'integer', references: 'shelves' } }),
+        shelves: { fields: { room: { type: 'integer', primaryKey: true }, row: { type: 'integer', primaryKey: true } } },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.shelf', '"shelves"', '2 fields', 'key of one field'],
   ],
   [
     'a nullable primary key',
@@ -226,6 +259,83 @@ const BROKEN: Array<[string, unknown, string, string[]]> = [
     options({}, withForeignSequel()),
     'CONFIG_BAD_O2M',
     ['collections.authors.fields.books', 'books.sequel'],
+  ],
+  [
+    'a many-to-any naming an unknown collection',
+    options({}, withAnyItem({ referencesAny: ['authors', 'poems'] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'poems'],
+  ],
+  [
+    'a many-to-any over a collection with a composite key',
+    options(
+      {},
+      {
+        ...withAnyItem({ referencesAny: ['authors', 'shelves'] }),
+        shelves: { fields: { room: { type: 'integer', primaryKey: true }, row: { type: 'integer', primaryKey: true } } },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', '"shelves"', '2 fields'],
+  ],
+  [
+    'a many-to-any with an empty list',
+    options({}, withAnyItem({ referencesAny: [] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'referencesAny'],
+  ],
+  [
+    'a many-to-any without its collection field',
+    options({}, withAnyItem({ collectionField: undefined })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'collectionField'],
+  ],
+  [
+    'a many-to-any whose collection field is not a string',
+    options({}, withAnyItem({ collectionField: 'pages' })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'pages'],
+  ],
+  [
+    'a many-to-any whose collection field cannot hold a name',
+    options({}, withAnyItem({}, { type: 'string', maxLength: 3 })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'authors'],
+  ],
+  [
+    'a many-to-any whose item field is too short for a key',
+    options({}, withAnyItem({ maxLength: 5 })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'authors.id'],
+  ],
+  [
+    'a many-to-any whose integer item field cannot hold a string key',
+    options({}, withAnyItem({ type: 'integer', referencesAny: ['authors', 'tags'] })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item', 'tags.id'],
+  ],
+  [
+    'two many-to-any fields sharing one collection field',
+    options(
+      {},
+      {
+        ...withAnyItem({}),
+        books: {
+          fields: {
+            ...(withAnyItem({}).books as CollectionDefinition).fields,
+            other: { type: 'string', referencesAny: ['authors'], collectionField: 'kind' },
+          },
+        },
+      },
+    ),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.other', 'kind', 'item'],
+  ],
+  [
+    'a many-to-any that is also a reference',
+    options({}, withAnyItem({ references: 'authors' })),
+    'CONFIG_BAD_REFERENCE',
+    ['collections.books.fields.item'],
   ],
   ['access that is a string', options({}, withCollection({ access: 'yes' })), 'CONFIG_BAD_ACCESS', ['collections.books.access']],
   [
@@ -345,6 +455,8 @@ describe('createItemsRouter() valid configurations', () => {
   const VALID: Array<[string, unknown]> = [
     ['the fixture collections', { knex, collections: fixtureCollections }],
     ['the two-collection library', options()],
+    ['a many-to-any over integer and string keys, kept as text', options({}, withAnyItem({ referencesAny: ['authors', 'tags'] }))],
+    ['a many-to-any in an integer field over integer keys', options({}, withAnyItem({ type: 'integer' }))],
     [
       'every limit set at router level',
       options({
@@ -363,6 +475,21 @@ describe('createItemsRouter() valid configurations', () => {
     ['a uuid primary key', options({}, withFields({ id: { type: 'uuid', primaryKey: true } }))],
     ['a string primary key', options({}, withFields({ id: { type: 'string', primaryKey: true, maxLength: 20 } }))],
     ['a self-reference', options({}, withFields({ prequel: { type: 'integer', references: 'books' } }))],
+    [
+      'a composite key: a junction keyed by its two many-to-ones',
+      options(
+        {},
+        {
+          ...library(),
+          credits: {
+            fields: {
+              author: { type: 'integer', primaryKey: true, references: 'authors' },
+              book: { type: 'integer', primaryKey: true, references: 'books' },
+            },
+          },
+        },
+      ),
+    ],
     ['a table name different from the collection name', options({}, withCollection({ table: 'library_books' }))],
     ['a JSON Schema fragment', options({}, withCollection({ schema: { properties: { title: { minLength: 1 } } } }))],
   ]

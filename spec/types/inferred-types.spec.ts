@@ -54,6 +54,20 @@ const articles = defineCollection({
 
 type Article = ItemOfCollection<typeof articles>
 
+// A composite key: hooks and events name its items by the key's text form.
+defineCollection({
+  fields: {
+    actor_id: { type: 'integer', primaryKey: true },
+    film_id: { type: 'integer', primaryKey: true },
+    credited_as: { type: 'string' },
+  },
+  hooks: {
+    beforeDelete: (keys) => {
+      expectTypeOf(keys).toEqualTypeOf<string[]>()
+    },
+  },
+})
+
 defineCollection({
   fields: { id: { type: 'integer', primaryKey: true }, title: { type: 'string' } },
   // @ts-expect-error: access rules may only name the collection's fields (createItemsRouter would refuse it too).
@@ -154,7 +168,7 @@ export const nestedWrites: (TeamWrite | PlayerWrite)[] = [
   { name: 'Red', players: [1, { name: 'Ann' }, { id: 2, name: 'Bob' }] },
   { players: { create: [{ name: 'Cid' }], update: [{ id: 2, name: 'Bob!' }], delete: [3] } },
   { players: null },
-  { name: 'Dee', team: { name: 'Blue', players: [{ name: 'Eve', team: null }] } },
+  { name: 'Dee', team: { name: 'Blue', players: [{ name: 'Eve' }] } },
   { team: 2 },
 ]
 // @ts-expect-error: a nested player has no field "nosuch"
@@ -165,6 +179,38 @@ export const wrongNestedKey: TeamWrite = { players: ['one'] }
 export const wrongDetailed: TeamWrite = { players: { attach: [1] } }
 // @ts-expect-error: a nested team's name is a string, at any depth
 export const wrongDeepType: PlayerWrite = { team: { players: [{ team: { name: 5 } }] } }
+// @ts-expect-error: a child may not name the foreign key its relation sets
+export const childForeignKey: TeamWrite = { players: [{ name: 'Eve', team: 1 }] }
+
+// A many-to-any's item: a key, or an item of one of its collections, each typed by its own definition.
+export const page_blocks = defineCollection({
+  fields: {
+    id: { type: 'integer', primaryKey: true, autoIncrement: true },
+    collection: { type: 'string', nullable: false },
+    item: { type: 'string', nullable: false, referencesAny: ['block_text', 'block_hero'], collectionField: 'collection' },
+  },
+})
+export const block_text = defineCollection({
+  fields: { id: { type: 'integer', primaryKey: true, autoIncrement: true }, text: { type: 'string', nullable: false } },
+})
+export const block_hero = defineCollection({
+  fields: { id: { type: 'integer', primaryKey: true, autoIncrement: true }, title: { type: 'string' }, image: { type: 'string' } },
+})
+type Blocks = { page_blocks: typeof page_blocks; block_text: typeof block_text; block_hero: typeof block_hero }
+type BlockWrite = ItemWriteOf<typeof page_blocks.fields, Blocks>
+export const blockWrites: BlockWrite[] = [
+  { collection: 'block_text', item: { text: 'Hello' } },
+  { collection: 'block_hero', item: { id: 2, title: 'Big' } },
+  { collection: 'block_hero', item: 2 },
+  { collection: 'block_text', item: '3' },
+]
+// @ts-expect-error: no allowed collection has a field "nosuch"
+export const unknownAnyField: BlockWrite = { collection: 'block_text', item: { nosuch: 1 } }
+// @ts-expect-error: the collection field names one of the allowed collections
+export const unknownAnyCollection: BlockWrite = { collection: 'block_note', item: 1 }
+expectTypeOf<BlockWrite['collection']>().toEqualTypeOf<'block_text' | 'block_hero' | undefined>()
+expectTypeOf<ItemOf<typeof page_blocks.fields>['item']>().toEqualTypeOf<string>()
+
 // Without the other definitions, a related object is any object.
 export const untyped: ItemWriteOf<typeof players.fields> = { team: { anything: 1 } }
 expectTypeOf<ItemWriteOf<typeof teams.fields>['players']>().toEqualTypeOf<
