@@ -20,10 +20,10 @@ export const benchCollections = {
     fields: {
       id: { type: 'integer', primaryKey: true, autoIncrement: true },
       name: { type: 'string', maxLength: 100 },
-      category: { type: 'string', maxLength: 20 },
       amount: { type: 'integer' },
-      score: { type: 'float' },
+      price: { type: 'decimal', precision: 10, scale: 2 },
       created_at: { type: 'dateTime' },
+      active: { type: 'boolean' },
     },
   },
 } as const
@@ -34,29 +34,33 @@ export function benchKnexConfig(name: DialectName): Knex.Config {
   return name === 'sqlite' ? { ...config, connection: { filename: SQLITE_FILE } } : config
 }
 
-/** Rows 1..ROWS from a sequence the database generates: every seventh amount NULL, ten categories. */
+/** Rows 1..ROWS from a sequence the database generates: every seventh amount NULL, every third row active. */
 function fillSql(name: DialectName): string {
-  const columns = `insert into ${TABLE} (name, category, amount, score, created_at)`
+  const columns = `insert into ${TABLE} (name, amount, price, created_at, active)`
   switch (name) {
     case 'sqlite':
       return `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${ROWS})
-        ${columns} select 'row ' || n, 'c' || (n % 10), case when n % 7 = 0 then null else (n * 37) % 1000 end,
-        (n % 1000) / 10.0, datetime('2020-01-01', '+' || n || ' seconds') from s`
+        ${columns} select 'row ' || n, case when n % 7 = 0 then null else (n * 37) % 1000 end,
+        (n % 100000) / 100.0, datetime('2020-01-01', '+' || n || ' seconds'), n % 3 = 0 from s`
     case 'postgres':
-      return `${columns} select 'row ' || n, 'c' || (n % 10), case when n % 7 = 0 then null else (n * 37) % 1000 end,
-        (n % 1000) / 10.0, timestamp '2020-01-01' + n * interval '1 second' from generate_series(1, ${ROWS}) n`
+      return `${columns} select 'row ' || n, case when n % 7 = 0 then null else (n * 37) % 1000 end,
+        (n % 100000) / 100.0, timestamp '2020-01-01' + n * interval '1 second', n % 3 = 0 from generate_series(1, ${ROWS}) n`
     case 'mysql':
       // No generate_series: six cross-joined digit tables count to a million.
-      return `${columns} select concat('row ', n), concat('c', n % 10), if(n % 7 = 0, null, (n * 37) % 1000),
-        (n % 1000) / 10.0, timestampadd(second, n, '2020-01-01') from (select a.d + b.d * 10 + c.d * 100 + e.d * 1000
+      return `${columns} select concat('row ', n), if(n % 7 = 0, null, (n * 37) % 1000),
+        (n % 100000) / 100.0, timestampadd(second, n, '2020-01-01'), n % 3 = 0 from (select a.d + b.d * 10 + c.d * 100 + e.d * 1000
         + f.d * 10000 + g.d * 100000 + 1 as n from bench_digits a, bench_digits b, bench_digits c, bench_digits e,
         bench_digits f, bench_digits g) s where n <= ${ROWS} order by n`
   }
 }
 
-/** Whether the table is there with ROWS rows and, on PostgreSQL, `created_at` as a timestamp (until 2026-11, text). */
+/**
+ * Whether the table is there with ROWS rows, its columns as now (a decimal and a boolean since 2026-11-28) and, on
+ * PostgreSQL, `created_at` as a timestamp (until 2026-11, text).
+ */
 async function builtAsNow(knex: Knex, name: DialectName): Promise<boolean> {
-  if (!(await knex.schema.hasTable(TABLE)) || Number((await knex(TABLE).count({ n: '*' }))[0]!.n) !== ROWS) return false
+  if (!(await knex.schema.hasTable(TABLE)) || !(await knex.schema.hasColumn(TABLE, 'active'))) return false
+  if (Number((await knex(TABLE).count({ n: '*' }))[0]!.n) !== ROWS) return false
   return name !== 'postgres' || (await knex(TABLE).columnInfo('created_at')).type === 'timestamp without time zone'
 }
 
@@ -70,12 +74,12 @@ export async function openTable(name: DialectName): Promise<Knex> {
   await knex.schema.createTable(TABLE, (t) => {
     t.increments('id')
     t.string('name', 100)
-    t.string('category', 20)
     t.integer('amount')
-    t.double('score')
+    t.decimal('price', 10, 2)
     // A dateTime field's column as the fixtures make it: SQLite keeps the text, the others a zone-less type.
     if (name === 'sqlite') t.text('created_at')
     else t.dateTime('created_at', { useTz: false })
+    t.boolean('active')
   })
   if (name === 'mysql') {
     await knex.schema.dropTableIfExists('bench_digits')

@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     '',
     `Written by \`npm run bench:export\` (bench/export.ts) on ${new Date().toISOString()}: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ` +
       `${os.cpus().length} cores (shared with other work), Node ${process.version}.`,
-    `${ROWS} rows of 6 columns (id, name, category, amount with every seventh NULL, score, created_at), sorted by id.`,
+    `${ROWS} rows of 6 columns (integer key, text, integer with every seventh NULL, decimal(10,2), timestamp, boolean), sorted by id.`,
     'Router: `GET /items/bench_rows?export=csv&limit=-1` served by the built library in a child process of its own;',
     `the client (fetch) reads and discards the body. Router (a new child each time) and CLI export in turn, ${RUNS}`,
     'times each; each side shows its run of median total time. "peak RSS" is that child\'s `resourceUsage().maxRSS`',

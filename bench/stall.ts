@@ -4,6 +4,7 @@
 // SQLite runs twice: on the host's connection (an in-memory database), and on a database file whose reads go to
 // `sqliteReader` threads. Run by hand: `npm run bench:stall` (BENCH_DIALECTS=sqlite narrows it, BENCH_ROWS
 // changes the size, BENCH_PART=shapes|exports runs one part, BENCH_LABEL names the export sections). Not part of CI.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { fork } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -80,6 +81,121 @@ interface ExportFigure {
   /** RSS and JS memory (heap, external, array buffers) the stalled clients added, after a full collection. */
   readonly stalledRssMiB: number
   readonly stalledJsMiB: number
+  /** The probes' time inside the server, part by part; the rest of probeP50Ms is outside it (see exportLines). */
+  readonly probeParts: ProbeBreakdown
+  /** The share of the exports' time the event loop was busy (performance.eventLoopUtilization). */
+  readonly busy: number
+  /** The event loop's delay (monitorEventLoopDelay) during the exports, p50 and p99, in ms. */
+  readonly delayMs: readonly [number, number]
+  /** The machine's load average (1 min) before and after the exports. */
+  readonly load: readonly [number, number]
+}
+
+/**
+ * Where a probe's time went inside the server, as performance.now() marks: its arrival at the app (once the
+ * event loop read it), its first pooled connection asked for and lent (tarn's `acquireRequest`, `acquireSuccess`),
+ * its first statement answered (knex's `query-response`), and the response finished.
+ */
+interface ProbeMarks {
+  readonly arrived: number
+  asked?: number
+  sent?: number
+  /** The first bytes read from its connection (pg's socket) after it was lent. */
+  read?: number
+  answered?: number
+  finished?: number
+}
+
+/** The probe's marks through its asynchronous work. */
+const probeMarks = new AsyncLocalStorage<ProbeMarks>()
+
+/** The marks of the probes served since the list was last emptied. */
+const probesServed: ProbeMarks[] = []
+
+/** Marks the probes of `app`'s requests on `knex` (see ProbeMarks); mounted before the router. */
+function markProbes(app: express.Express, knex: Knex): void {
+  const mark = (key: 'answered') => (): void => {
+    const marks = probeMarks.getStore()
+    if (marks && marks[key] === undefined) marks[key] = performance.now()
+  }
+  // tarn's events (knex's pool): a request for a connection fires in the asking code's context, its success in
+  // whichever code gave a connection back, so the two meet by the acquisition's id.
+  const pool = (knex.client as { pool: { on(event: string, listener: (id: number, connection?: object) => void): void } }).pool
+  const asking = new Map<number, ProbeMarks>()
+  pool.on('acquireRequest', (id) => {
+    const marks = probeMarks.getStore()
+    if (marks === undefined || marks.asked !== undefined) return
+    marks.asked = performance.now()
+    asking.set(id, marks)
+  })
+  pool.on('acquireSuccess', (id, connection) => {
+    const marks = asking.get(id)
+    asking.delete(id)
+    if (!marks) return
+    marks.sent = performance.now()
+    const stream = (connection as { connection?: { stream?: NodeJS.EventEmitter } }).connection?.stream
+    stream?.once('data', () => (marks.read = performance.now()))
+  })
+  knex.on('query-response', mark('answered'))
+  app.use((req, res, next) => {
+    if (req.originalUrl !== PROBE_PATH) return next()
+    const marks: ProbeMarks = { arrived: performance.now() }
+    probesServed.push(marks)
+    res.on('finish', () => (marks.finished = performance.now()))
+    probeMarks.run(marks, next)
+  })
+}
+
+/** The server's part of the probes' time, split at their marks: median and p99 of each part, in ms. */
+interface ProbeBreakdown {
+  /** From arrival to the statement asked for: routing, parsing, planning (and event-loop turns between). */
+  readonly beforeMs: readonly [number, number]
+  /** Waiting for a pooled connection. */
+  readonly poolMs: readonly [number, number]
+  /** The statement on the server, and the event loop reading its answer. */
+  readonly statementMs: readonly [number, number]
+  /** From the connection lent to the first bytes read from it (PostgreSQL). */
+  readonly firstReadMs: readonly [number, number]
+  /** From the answer to the response finished. */
+  readonly afterMs: readonly [number, number]
+  /** Arrival to finish. */
+  readonly serverMs: readonly [number, number]
+}
+
+function breakdown(served: readonly ProbeMarks[]): ProbeBreakdown {
+  const complete = served.filter(
+    (m) => m.asked !== undefined && m.sent !== undefined && m.answered !== undefined && m.finished !== undefined,
+  )
+  const part = (from: (m: ProbeMarks) => number, to: (m: ProbeMarks) => number): readonly [number, number] => {
+    const sorted = complete.map((m) => to(m) - from(m)).sort((a, b) => a - b)
+    return [percentile(sorted, 0.5), percentile(sorted, 0.99)]
+  }
+  return {
+    beforeMs: part(
+      (m) => m.arrived,
+      (m) => m.asked!,
+    ),
+    poolMs: part(
+      (m) => m.asked!,
+      (m) => m.sent!,
+    ),
+    firstReadMs: part(
+      (m) => m.sent!,
+      (m) => m.read ?? m.answered!,
+    ),
+    statementMs: part(
+      (m) => m.sent!,
+      (m) => m.answered!,
+    ),
+    afterMs: part(
+      (m) => m.answered!,
+      (m) => m.finished!,
+    ),
+    serverMs: part(
+      (m) => m.arrived,
+      (m) => m.finished!,
+    ),
+  }
 }
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
@@ -106,6 +222,9 @@ async function measureExports(base: string, name: string): Promise<ExportFigure>
     const delay = monitorEventLoopDelay({ resolution: 5 })
     global.gc?.()
     delay.enable()
+    const loadBefore = os.loadavg()[0]!
+    const busyBefore = performance.eventLoopUtilization()
+    probesServed.length = 0
     const started = performance.now()
     const load = await ask({
       kind: 'exports',
@@ -118,6 +237,10 @@ async function measureExports(base: string, name: string): Promise<ExportFigure>
     })
     const exportedIn = performance.now() - started
     delay.disable()
+    const probeParts = breakdown(probesServed)
+    const busy = performance.eventLoopUtilization(busyBefore).utilization
+    const delayMs = [delay.percentile(50) / 1e6, delay.percentile(99) / 1e6] as const
+    const loadAfter = os.loadavg()[0]!
     if (load.kind !== 'exports') throw new Error('unexpected answer from the load process')
     console.log(`${name}: ${EXPORTS} exports in ${((performance.now() - started) / 1000).toFixed(1)} s, ${JSON.stringify(load.statuses)}`)
     const probes = [...load.probeMs].sort((a, b) => a - b)
@@ -149,6 +272,10 @@ async function measureExports(base: string, name: string): Promise<ExportFigure>
       stalledStatuses: stall.statuses,
       stalledRssMiB,
       stalledJsMiB,
+      probeParts,
+      busy,
+      delayMs,
+      load: [loadBefore, loadAfter],
     }
     console.log(`${name}: ${JSON.stringify(figure)}`)
     return figure
@@ -157,9 +284,16 @@ async function measureExports(base: string, name: string): Promise<ExportFigure>
   }
 }
 
-async function fill(knex: Knex): Promise<void> {
+async function fill(knex: Knex, dialect: DialectName): Promise<void> {
   await dropTables(knex)
   await createTables(knex)
+  // The probe reads an article with its comments' and topics' keys: without an index on their foreign keys
+  // (MySQL makes one for each, PostgreSQL and SQLite do not), each probe scans both tables, which then costs
+  // the probe more than any export does. A host indexes them, as docs/guide/exports-and-cursors.md says.
+  if (dialect !== 'mysql') {
+    await knex.schema.alterTable('comments', (table) => table.index('article'))
+    await knex.schema.alterTable('article_topics', (table) => table.index('article'))
+  }
   const insert = (table: string, rows: object[]): Promise<void> =>
     // Batches of 200 rows: SQLite allows at most 500 terms in the compound SELECT knex builds for them.
     knex.transaction(async (trx) => {
@@ -256,12 +390,13 @@ async function measure(run: Run): Promise<RunFigures | string> {
   const reader = run.reader ? sqliteReader(knex) : null
   try {
     const started = performance.now()
-    await fill(knex)
+    await fill(knex, run.dialect)
     console.log(`${name}: ${ROWS} articles and comments in ${((performance.now() - started) / 1000).toFixed(0)} s`)
     const app = express()
     // Room for every client of the export scenarios: past maxConcurrentExports they would be answered 503.
     const exportsRoom = { maxConcurrentExports: Math.max(EXPORTS, STALLED) }
     const options = { knex, defaultAccess: true, collections, ...exportsRoom, ...(reader ? { replica: { knex: reader } } : {}) }
+    markProbes(app, knex)
     app.use('/api', createItemsRouter(options))
     // The reader's first thread starts with the first read: started here, it is not measured as a stall.
     if (reader) await reader.raw('select 1')
@@ -307,6 +442,18 @@ function exportLines(f: ExportFigure): string[] {
     '|---|---|---|---|---|---|---|',
     `| ${f.probeP50Ms.toFixed(1)} | ${f.probeP99Ms.toFixed(1)} | ${f.probeMaxMs.toFixed(1)} | ${f.stallMs.toFixed(0)} | ` +
       `${f.stalledRssMiB.toFixed(0)} | ${f.stalledJsMiB.toFixed(1)} | ${((f.stalledJsMiB * 1024) / f.stalled).toFixed(0)} |`,
+    '',
+    `The probes' time inside the server, p50 / p99 ms (event loop busy ${(f.busy * 100).toFixed(0)}% of the time, its delay ` +
+      `${f.delayMs.map((ms) => ms.toFixed(1)).join(' / ')} ms p50 / p99; load average ` +
+      `${f.load.map((l) => l.toFixed(1)).join(' before, ')} after): ` +
+      'the rest of the probe time is spent before the server reads the request (its event loop busy, or the client or',
+    'the network slow).',
+    '',
+    '| in the server | before the statement | waiting for a connection | statement and its answer read | after the answer |',
+    '|---|---|---|---|---|',
+    `| ${[f.probeParts.serverMs, f.probeParts.beforeMs, f.probeParts.poolMs, f.probeParts.statementMs, f.probeParts.afterMs]
+      .map(([p50, p99]) => `${p50.toFixed(1)} / ${p99.toFixed(1)}`)
+      .join(' | ')} |`,
   ]
 }
 

@@ -131,6 +131,14 @@ export interface Dialect {
    */
   readonly exportChunkRows: number
   /**
+   * Rows per statement of an export read as arrays (a CSV of plain fields, item-exports.ts), before
+   * `maxLoadedRows`: 1000 on every database. An array row costs a fraction of an item, so on SQLite a chunk this
+   * long is still a short slice of the loop, with a fifth of the statements and socket writes of chunks of 200
+   * (`npm run bench:export`). Longer chunks did not pay on MySQL: mysql2 parses a chunk's rows as they arrive,
+   * on the event loop, and other requests' answers waited behind them (`npm run bench:stall`).
+   */
+  readonly exportArrayChunkRows: number
+  /**
    * Where an INSERT answers only the first key of its rows (MySQL's LAST_INSERT_ID), the step between the keys of
    * one multi-row INSERT's rows, read on the transaction before its batch: InnoDB gives a statement whose row count
    * is known consecutive keys, `auto_increment_increment` apart, in lock modes 0 and 1

@@ -93,7 +93,7 @@ async function download(request: ItemsRequest, query: Query, format: ExportForma
  * answers with its error status. A failure after the first byte cannot change the status: it is logged and
  * the connection is destroyed, so the client sees a truncated download (an unterminated chunked body), never
  * a complete-looking one. A client that leaves stops the reading after the chunk in flight, whose statement
- * the request's abort cancels (statement-guard.ts). The export holds one of the router's places
+ * the request's abort cancels (statement-guard.ts); that is no failure, and is not logged. The export holds one of the router's places
  * (ExportBudget) from before its first statement until it ends or its client leaves, and reads each chunk in
  * its turn (ExportTurns).
  */
@@ -117,10 +117,13 @@ export async function exportItems(res: Response, request: ItemsRequest, query: Q
       }
       if (!res.destroyed) res.end()
     } catch (error) {
-      logger.error(
-        `express-items-router: the export of "${request.collection.name}" failed after its first byte; the download is cut short`,
-        error,
-      )
+      // A client that left (or was cut off as idle) aborted the request, whose abort cancels the chunk in
+      // flight: its statement's error is the leaving, not a failure of the export.
+      if (!res.destroyed)
+        logger.error(
+          `express-items-router: the export of "${request.collection.name}" failed after its first byte; the download is cut short`,
+          error,
+        )
       res.destroy()
     } finally {
       await rest.return()

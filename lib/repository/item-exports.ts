@@ -52,7 +52,7 @@ export class ItemExports {
 
   /**
    * The items of a list of plain fields (no relation or function) as arrays of their values in the order of
-   * `query.fields`, in chunks as `streamItems` reads them, where the loader reads arrays (ItemLoader.readsArrays):
+   * `query.fields`, in chunks as `streamItems` reads them, of `Dialect.exportArrayChunkRows` rows, where the loader reads arrays (ItemLoader.readsArrays):
    * a CSV export needs no item objects. null otherwise.
    */
   streamArrays(collection: Collection, query: Query): AsyncGenerator<unknown[][], void, undefined> | null {
@@ -60,7 +60,7 @@ export class ItemExports {
     if (fields === null || !this.loader.readsArrays) return null
     const load: ChunkLoader<unknown[]> = (after, limit) =>
       this.loader.loadArrays(this.reads(), collection, fields, chunkOf(query, after, limit))
-    return streamRows(load, query.limit, Math.min(this.dialect.exportChunkRows, this.maxLoadedRows))
+    return streamRows(load, query.limit, Math.min(this.dialect.exportArrayChunkRows, this.maxLoadedRows))
   }
 
   /**

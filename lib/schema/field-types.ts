@@ -87,8 +87,35 @@ function floatFromText(text: string): number | undefined {
   return FLOAT_TEXT.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : undefined
 }
 
+const [MINUS, POINT, ZERO, NINE] = [0x2d, 0x2e, 0x30, 0x39]
+
+/**
+ * The digits after the point of text already in canonical form up to its scale: an optional `-` before a non-zero
+ * integer part, no leading zero, digits after a point if there is one. -1 for any other text (`+1`, `007`, `.5`,
+ * `-0.5`, `1e5`), which the full rules of formatDecimal handle.
+ */
+function canonicalFractionDigits(text: string): number {
+  const start = text.charCodeAt(0) === MINUS ? 1 : 0
+  let point = -1
+  for (let index = start; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code === POINT && point === -1) point = index
+    else if (code < ZERO || code > NINE) return -1
+  }
+  const integerDigits = (point === -1 ? text.length : point) - start
+  if (integerDigits === 0 || point === text.length - 1) return -1
+  if (text.charCodeAt(start) === ZERO && (integerDigits > 1 || start === 1)) return -1
+  return point === -1 ? 0 : text.length - point - 1
+}
+
 /** Canonical decimal text: no `+`, no leading zeros, `scale` digits after the point (or trailing zeros trimmed). */
 export function formatDecimal(text: string, scale?: number): string {
+  // Most stored values need at most zeros appended: an export formats one per row and column.
+  if (scale !== undefined) {
+    const digits = canonicalFractionDigits(text)
+    if (digits === scale) return text
+    if (digits >= 0 && digits < scale) return `${text}${digits === 0 ? '.' : ''}${'0'.repeat(scale - digits)}`
+  }
   const negative = text.startsWith('-')
   const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split('.')
   const integerPart = whole.replace(/^0+(?=\d)/, '') || '0'
@@ -100,12 +127,37 @@ export function formatDecimal(text: string, scale?: number): string {
   return negative && /[1-9]/.test(body) ? `-${body}` : body
 }
 
+/** Places after the point that `fewPlaces` tries; beyond them, String() does the work. */
+const FEW_PLACES = 6
+
+/**
+ * A number as the text of the decimal of at most FEW_PLACES places (and under 10^15 units of its last place) that
+ * reads back as it, or null when there is none. Under 15 significant digits, no other decimal as short reads back
+ * as the same double, so this is what String() writes; built from integers, it costs a fraction of String()'s
+ * shortest-digits search for a double, which an export of a decimal column pays per row.
+ */
+function fewPlaces(value: number): string | null {
+  for (let places = 1, scale = 10; places <= FEW_PLACES; places++, scale *= 10) {
+    const units = Math.round(value * scale)
+    // A multiple of 10 is the decimal of one place less, so it was tried (and failed) already.
+    if (units / scale !== value || units % 10 === 0 || Math.abs(units) >= 1e15) continue
+    const digits = String(Math.abs(units)).padStart(places + 1, '0')
+    return `${units < 0 ? '-' : ''}${digits.slice(0, digits.length - places)}.${digits.slice(digits.length - places)}`
+  }
+  return null
+}
+
 /**
  * A number as decimal text: the shortest form that reads back as the same double (what String() gives, so
  * 0.05 stays "0.05"), with exponent notation (1e-7, 1e+21) spelled out.
  */
 export function plainNumberText(value: number): string {
+  if (!Number.isInteger(value)) {
+    const fixed = fewPlaces(value)
+    if (fixed !== null) return fixed
+  }
   const text = String(value)
+  if (!text.includes('e')) return text
   const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text)
   if (!match) return text
   const [, sign = '', whole = '', fraction = '', exponent = '0'] = match

@@ -1,7 +1,7 @@
 // Every field type turns text, JSON and database values (as the dialects hand them over) into one canonical form,
 // whatever the host zone. The drivers' own value forms are in spec/dialects/read-value.spec.ts.
 import fc from 'fast-check'
-import { FIELD_TYPES, formatDecimal, type TypedField } from '../../lib/schema/field-types'
+import { FIELD_TYPES, formatDecimal, plainNumberText, type TypedField } from '../../lib/schema/field-types'
 import { localDateTime, parseDate, parseDateTime, parseTime, parseTimestamp, resolveNow } from '../../lib/schema/temporal'
 import type { FieldType } from '../../lib/types'
 
@@ -254,8 +254,71 @@ describe('formatDecimal', () => {
     // More digits than the scale are never rounded away here (the database owns rounding).
     ['12.345', 2, '12.345'],
     ['12.3400', 2, '12.34'],
+    // Text already canonical up to its scale, and its near misses.
+    ['0.5', 2, '0.50'],
+    ['7', 0, '7'],
+    ['-7', 0, '-7'],
+    ['-0.5', 2, '-0.50'],
+    ['-0', 2, '0.00'],
+    ['00.5', 2, '0.50'],
+    ['1.', 2, '1.00'],
+    ['.5', 2, '0.50'],
+    ['-.5', 2, '-0.50'],
+    ['-', 2, '0.00'],
+    ['', 2, '0.00'],
   ])('formatDecimal(%p, %p) = %p', (text, scale, expected) => {
     expect(formatDecimal(text, scale)).toBe(expected)
+  })
+
+  /** The rules formatDecimal implements, step by step, without its shortcut for text already canonical. */
+  function byTheRules(text: string, scale: number): string {
+    const negative = text.startsWith('-')
+    const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split('.')
+    const integerPart = whole.replace(/^0+(?=\d)/, '') || '0'
+    let fractionPart = fraction.padEnd(scale, '0')
+    if (fractionPart.length > scale && /^0+$/.test(fractionPart.slice(scale))) fractionPart = fractionPart.slice(0, scale)
+    const body = fractionPart ? `${integerPart}.${fractionPart}` : integerPart
+    return negative && /[1-9]/.test(body) ? `-${body}` : body
+  }
+
+  it('answers as its rules do for random decimal text', () => {
+    const pick = (text: string): string => text[Math.floor(Math.random() * text.length)]!
+    for (let run = 0; run < 20_000; run++) {
+      let text = Math.random() < 0.3 ? '-' : Math.random() < 0.05 ? '+' : ''
+      const whole = Math.floor(Math.random() * 4)
+      for (let digit = 0; digit < whole; digit++) text += pick('0012345678')
+      if (Math.random() < 0.6) text += '.'
+      const fraction = Math.floor(Math.random() * 5)
+      for (let digit = 0; digit < fraction; digit++) text += pick('00123456789')
+      const scale = Math.floor(Math.random() * 4)
+      expect([text, scale, formatDecimal(text, scale)]).toEqual([text, scale, byTheRules(text, scale)])
+    }
+  })
+})
+
+describe('plainNumberText', () => {
+  it.each<[number, string]>([
+    [0.01, '0.01'],
+    [-0.5, '-0.5'],
+    [-0, '0'],
+    [12, '12'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [1e-7, '0.0000001'],
+    [1.5e-7, '0.00000015'],
+    [1e21, '1000000000000000000000'],
+    [123456789.123456, '123456789.123456'],
+    [9007199254740.99, '9007199254740.99'],
+  ])('plainNumberText(%p) = %p', (value, expected) => {
+    expect(plainNumberText(value)).toBe(expected)
+  })
+
+  it('writes what String() writes for doubles of up to 15 significant digits', () => {
+    for (let run = 0; run < 50_000; run++) {
+      const magnitude = 10 ** Math.floor(Math.random() * 18 - 6)
+      const value = Number(((Math.random() - 0.5) * magnitude).toPrecision(1 + Math.floor(Math.random() * 15)))
+      if (/e/.test(String(value))) continue
+      expect([value, plainNumberText(value)]).toEqual([value, String(value)])
+    }
   })
 })
 

@@ -244,6 +244,7 @@ export const mysql: Dialect = {
   // Keys counted from the first (insertKeyStep); fewer where the bind variables run out first (insertRuns).
   multiRowInsert: 1000,
   exportChunkRows: 1000,
+  exportArrayChunkRows: 1000,
   insertKeyStep: async (db) => {
     const [[settings]] = (await db.raw(
       'select @@innodb_autoinc_lock_mode as mode, @@auto_increment_increment as step, @@version as version',

@@ -149,6 +149,7 @@ export const postgres: Dialect = {
   rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   multiRowInsert: 10_000,
   exportChunkRows: 1000,
+  exportArrayChunkRows: 1000,
   insertKeyStep: null,
   orderBy: ({ sql, bindings }, direction, text, nullable = true) => ({
     sql: `${sql}${text ? ' COLLATE "C"' : ''} ${direction}${nullable ? ` nulls ${direction === 'asc' ? 'first' : 'last'}` : ''}`,

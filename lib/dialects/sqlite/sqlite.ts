@@ -193,6 +193,7 @@ export const sqlite: Dialect = {
   rawRows: (result) => result as Record<string, unknown>[],
   multiRowInsert: 500,
   exportChunkRows: 200,
+  exportArrayChunkRows: 1000,
   insertKeyStep: null,
   // SQLite's default BINARY collation already orders text by code point.
   orderBy: ({ sql, bindings }, direction) => ({ sql: `${sql} ${direction}`, bindings }),
