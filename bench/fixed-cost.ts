@@ -8,7 +8,6 @@
 // `npm run bench:fixed-cost` writes bench/FIXED-COST.md (BENCH_WRITE=0 leaves it); BENCH_DIALECTS narrows it,
 // BENCH_FIXED_ROUNDS and BENCH_FIXED_MS tune it, BENCH_PROFILE=dir keeps each round's .cpuprofile. `npm run bench`
 // reports the same measure as its own row (`fixedCost`).
-import { fork, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import os from 'node:os'
@@ -21,7 +20,7 @@ import { createItemsRouter } from '../lib'
 import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
 import { openFixtures, probe, selectedDialects } from '../spec/support/databases'
-import type { LoadOrder, LoadReport } from './load'
+import { LoadGenerator } from './load-generator'
 
 process.env.ITEMS_TEST_RUN ??= 'bench-fixed'
 
@@ -154,24 +153,6 @@ export function stageSamples(profile: Profile): Map<Stage, number> {
   return counts
 }
 
-/** The load generator child (bench/load.ts). */
-export class Load {
-  private readonly child: ChildProcess = fork(path.join(__dirname, 'load.ts'), { stdio: 'inherit' })
-
-  run(order: LoadOrder): Promise<LoadReport> {
-    return new Promise((resolve, reject) => {
-      this.child.once('message', (report: LoadReport | { error: string }) =>
-        'error' in report ? reject(new Error(report.error)) : resolve(report),
-      )
-      this.child.send(order)
-    })
-  }
-
-  stop(): void {
-    this.child.kill()
-  }
-}
-
 const session = new Session()
 session.connect()
 const post = (method: string, params?: object): Promise<unknown> =>
@@ -196,7 +177,7 @@ export const stageCost = (side: SideCost, stage: Stage): number =>
 export const fixedCost = (router: SideCost): number => cpuPerRequest(router) - stageCost(router, 'SQL (driver)')
 
 /** One round of load on `url`, profiled; adds to `side`. */
-async function profiledRound(load: Pick<Load, 'run'>, url: string, ms: number, side: SideCost, keep?: string): Promise<void> {
+async function profiledRound(load: Pick<LoadGenerator, 'run'>, url: string, ms: number, side: SideCost, keep?: string): Promise<void> {
   // Each side's round starts on a collected heap, so that neither pays for the garbage the other left.
   global.gc?.()
   await post('Profiler.enable')
@@ -232,7 +213,7 @@ export async function mountFloor(app: Express, routerUrl: string): Promise<void>
 
 /** Router and floor, alternating round after round, each round profiled. */
 export async function measure(
-  load: Pick<Load, 'run'>,
+  load: Pick<LoadGenerator, 'run'>,
   urls: { readonly router: string; readonly floor: string },
   options: { readonly rounds: number; readonly ms: number; readonly keep?: string },
 ): Promise<{ router: SideCost; floor: SideCost }> {
@@ -250,7 +231,7 @@ export async function measure(
 
 const us = (ms: number): string => (ms * 1000).toFixed(0)
 
-async function benchDialect(name: DialectName, load: Load): Promise<string[]> {
+async function benchDialect(name: DialectName, load: LoadGenerator): Promise<string[]> {
   const unreachable = await probe(name)
   if (unreachable) return [`### ${name}`, '', `skipped: ${unreachable}`, '']
   const knex: Knex = await openFixtures(name)
@@ -294,7 +275,7 @@ async function benchDialect(name: DialectName, load: Load): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
-  const load = new Load()
+  const load = new LoadGenerator()
   const sections: string[] = []
   try {
     for (const name of selectedDialects('BENCH_DIALECTS')) sections.push(...(await benchDialect(name, load)))

@@ -28,7 +28,7 @@ import path from 'node:path'
 import WebSocket from 'ws'
 import type { DialectName } from '../lib/dialects'
 import { probe, selectedDialects } from '../spec/support/databases'
-import type { LoadOrder, LoadReport } from './load'
+import { LoadGenerator } from './load-generator'
 import type { Memory, ServerOrder, ServerSetup, Target } from './realtime-server'
 
 // The specs' databases, under a run name of their own so that the bench never drops a jest run's tables.
@@ -105,23 +105,6 @@ class RouterProcess {
   async stop(): Promise<void> {
     await this.ask({ type: 'stop' }).catch(() => undefined)
     if (this.child.exitCode === null) await new Promise((resolve) => this.child.once('exit', resolve))
-  }
-}
-
-class LoadGenerator {
-  private readonly child = fork(path.join(__dirname, 'load.ts'), { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: 'inherit' })
-
-  run(order: LoadOrder): Promise<LoadReport> {
-    return new Promise((resolve, reject) => {
-      this.child.once('message', (report: LoadReport | { error: string }) =>
-        'error' in report ? reject(new Error(report.error)) : resolve(report),
-      )
-      this.child.send(order)
-    })
-  }
-
-  stop(): void {
-    this.child.kill()
   }
 }
 

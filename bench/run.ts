@@ -7,7 +7,6 @@
 // Prints the table and writes it to bench/RESULTS.md. `npm run bench`; BENCH_DIALECTS=sqlite narrows it,
 // BENCH_MS (per run), BENCH_ROUNDS, BENCH_SETTLE_MS and BENCH_CONCURRENCY tune it, BENCH_ONLY narrows the requests, BENCH_PREPARED sets preparedStatements, BENCH_WRITE=0 leaves the
 // results file alone.
-import { fork, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import os from 'node:os'
@@ -25,7 +24,8 @@ import { cpuPerRequest as fixedCpuPerRequest, fixedCost, measure, mountFloor, ON
 import { createScratchTable, scratchCollection, seedScratch, SCRATCH_TABLE, startFeathers } from './feathers'
 import type { Knex } from 'knex'
 import { isServerProbe } from '../spec/support/server-probes'
-import type { LoadOrder, LoadReport } from './load'
+import type { LoadOrder } from './load'
+import { LoadGenerator } from './load-generator'
 
 // The specs' databases and connection settings (PG_URL, MYSQL_URL), under a run name of their own so that a
 // benchmark never drops the tables of a jest run on the same servers.
@@ -252,25 +252,6 @@ function roundRatios(row: Pick<Row, 'router' | 'hand'>): string {
   return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`
 }
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
-
-class LoadGenerator {
-  private readonly child: ChildProcess = fork(path.join(__dirname, 'load.ts'), { stdio: 'inherit' })
-  /** The number the next request's `{n}` becomes. */
-  next = 0
-
-  run(order: LoadOrder): Promise<LoadReport> {
-    return new Promise((resolve, reject) => {
-      this.child.once('message', (report: LoadReport | { error: string }) =>
-        'error' in report ? reject(new Error(report.error)) : resolve(((this.next = report.next), report)),
-      )
-      this.child.send(order)
-    })
-  }
-
-  stop(): void {
-    this.child.kill()
-  }
-}
 
 async function answer(url: string, pair: Pair): Promise<unknown> {
   const headers: Record<string, string> = pair.body === undefined ? {} : { 'content-type': 'application/json' }
