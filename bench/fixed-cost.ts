@@ -218,22 +218,37 @@ export async function mountFloor(app: Express, routerUrl: string): Promise<void>
   })
 }
 
-/** Router and floor, alternating round after round, each round profiled. */
-export async function measure(
+/** The sides of a measure (router, floor, and any other), alternating round after round, each round profiled. */
+export async function measure<Side extends string>(
   load: Pick<LoadGenerator, 'run'>,
-  urls: { readonly router: string; readonly floor: string },
+  urls: Readonly<Record<Side, string>>,
   options: { readonly rounds: number; readonly ms: number; readonly keep?: string },
-): Promise<{ router: SideCost; floor: SideCost }> {
-  const sides = { router: emptyCost(), floor: emptyCost() }
-  for (const url of [urls.router, urls.floor]) await load.run({ url, method: 'GET', ms: 1000, concurrency: 10 })
+): Promise<Record<Side, SideCost>> {
+  const names = Object.keys(urls) as Side[]
+  const sides = Object.fromEntries(names.map((name) => [name, emptyCost()])) as Record<Side, SideCost>
+  for (const name of names) await load.run({ url: urls[name], method: 'GET', ms: 1000, concurrency: 10 })
   for (let round = 0; round < options.rounds; round++) {
-    const order: Array<'router' | 'floor'> = round % 2 === 0 ? ['router', 'floor'] : ['floor', 'router']
+    const order = round % 2 === 0 ? names : [...names].reverse()
     for (const which of order) {
       const keep = options.keep === undefined ? undefined : path.join(options.keep, `fixed-cost-${which}-${round}.cpuprofile`)
       await profiledRound(load, urls[which], options.ms, sides[which], keep)
     }
   }
   return sides
+}
+
+/**
+ * The least a knex app pays for the same read, beside the floor: a hand-written Express handler at `/knex/:id`
+ * that reads the row through knex's query builder, as a host's own route would, and answers it with res.json.
+ */
+function mountKnexHandler(app: Express, knex: Knex): void {
+  app.get('/knex/:id', (req, res, next) => {
+    knex('articles')
+      .select('id', 'title', 'status', 'rating', 'author', 'parent')
+      .where('id', Number(req.params.id))
+      .first()
+      .then((row: unknown) => (row === undefined ? res.sendStatus(404) : res.json({ data: row })), next)
+  })
 }
 
 const us = (ms: number): string => (ms * 1000).toFixed(0)
@@ -248,9 +263,14 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   await mountFloor(app, `${base}/api${ONE_ITEM}`)
-  const { router, floor } = await measure(
+  mountKnexHandler(app, knex)
+  const {
+    router,
+    floor,
+    knex: handler,
+  } = await measure(
     load,
-    { router: `${base}/api${ONE_ITEM}`, floor: `${base}/floor` },
+    { router: `${base}/api${ONE_ITEM}`, floor: `${base}/floor`, knex: `${base}/knex/1` },
     {
       rounds: Number(process.env.BENCH_FIXED_ROUNDS ?? 10),
       ms: Number(process.env.BENCH_FIXED_MS ?? 500),
@@ -265,6 +285,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     return `| ${cells.join(' | ')} |`
   })
   const fixed = fixedCost(router)
+  const knexFixed = fixedCost(handler)
   const lines = [
     `### ${name}`,
     '',
@@ -275,6 +296,10 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
     '',
     `Fixed cost (all less SQL (driver)): ${us(fixed)} µs per request, ${(fixed / cpuPerRequest(floor)).toFixed(2)}× the floor's ` +
       `${us(cpuPerRequest(floor))} µs; ${router.requests} router and ${floor.requests} floor requests.`,
+    '',
+    `A hand-written knex handler reading the same row (\`knex('articles').select(…).where('id', 1).first()\`, then ` +
+      `res.json): ${us(cpuPerRequest(handler))} µs per request, fixed cost ${us(knexFixed)} µs, ` +
+      `${(knexFixed / cpuPerRequest(floor)).toFixed(2)}× the floor's; ${handler.requests} requests.`,
     '',
   ]
   console.log(lines.join('\n'))
@@ -300,13 +325,15 @@ async function main(): Promise<void> {
     '',
     `The request: \`GET ${ONE_ITEM}\`. The floor: a bare Express handler at the same app's top level sending the ` +
       "router's answer (bytes, `Content-Type`, `ETag`) from memory. CPU time per request in the server process, " +
-      'load from a child process, 10 concurrent clients; each stage is its share of V8 profile samples (every ' +
+      'load from a child process, 10 concurrent clients, the sides alternating in rounds that each start after a ' +
+      'collection of the young generation; each stage is its share of V8 profile samples (every ' +
       '100 µs) times that, so stages move with the machine’s load as much as the totals do. A sample counts for ' +
       'the first frame from the leaf whose file names a stage (bench/fixed-cost.ts, `STAGES`): the database ' +
       "driver's own JavaScript and native code is **SQL (driver)**; knex, the router's compilers and its " +
       "statement runner are **statement**; node's HTTP, streams and microtask queue are **HTTP (node)**, which " +
       'the floor pays alike. The fixed cost is the router’s time less its SQL (driver) time; the goal is within ' +
-      "2× the floor's.",
+      "2× the floor's. Beside them, for scale, the least a knex app pays for the same row: a hand-written " +
+      'handler reading it through the query builder, its fixed cost taken the same way.',
     '',
     ...sections,
   ].join('\n')
