@@ -19,8 +19,8 @@ import type { DialectName } from '../lib/dialects'
 import { createItemsRouter } from '../lib'
 import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
-import { openFixtures, probe, selectedDialects } from '../spec/support/databases'
-import { LoadGenerator } from './load-generator'
+import { openFixtures, probe } from '../spec/support/databases'
+import { eachDialect, loadAverage, type LoadGenerator } from './load-generator'
 
 process.env.ITEMS_TEST_RUN ??= 'bench-fixed'
 
@@ -307,21 +307,12 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
 }
 
 async function main(): Promise<void> {
-  const load = new LoadGenerator()
-  const sections: string[] = []
-  try {
-    for (const name of selectedDialects('BENCH_DIALECTS')) sections.push(...(await benchDialect(name, load)))
-  } finally {
-    load.stop()
-  }
+  const sections = await eachDialect(benchDialect)
   const report = [
     '# The fixed cost of a one-item read, stage by stage',
     '',
     `Written by \`npm run bench:fixed-cost\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${os.cpus().length} × ` +
-      `${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. Load average when written: ${os
-        .loadavg()
-        .map((each) => each.toFixed(1))
-        .join(', ')}.`,
+      `${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. Load average when written: ${loadAverage()}.`,
     '',
     `The request: \`GET ${ONE_ITEM}\`. The floor: a bare Express handler at the same app's top level sending the ` +
       "router's answer (bytes, `Content-Type`, `ETag`) from memory. CPU time per request in the server process, " +

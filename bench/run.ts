@@ -15,7 +15,7 @@ import { PerformanceObserver } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import type { DialectName } from '../lib/dialects'
-import { openFixtures, probe, selectedDialects } from '../spec/support/databases'
+import { openFixtures, probe } from '../spec/support/databases'
 import { collections } from '../fixtures/schema'
 import { dropTables } from '../fixtures/tables'
 import { createItemsRouter } from '../lib'
@@ -25,7 +25,7 @@ import { createScratchTable, scratchCollection, seedScratch, SCRATCH_TABLE, star
 import type { Knex } from 'knex'
 import { isServerProbe } from '../spec/support/server-probes'
 import type { LoadOrder } from './load'
-import { LoadGenerator } from './load-generator'
+import { eachDialect, loadAverage, type LoadGenerator } from './load-generator'
 
 // The specs' databases and connection settings (PG_URL, MYSQL_URL), under a run name of their own so that a
 // benchmark never drops the tables of a jest run on the same servers.
@@ -569,13 +569,7 @@ async function benchDialect(name: DialectName, load: LoadGenerator): Promise<str
 }
 
 async function main(): Promise<void> {
-  const load = new LoadGenerator()
-  const sections: string[] = []
-  try {
-    for (const name of selectedDialects('BENCH_DIALECTS')) sections.push(...(await benchDialect(name, load)))
-  } finally {
-    load.stop()
-  }
+  const sections = await eachDialect(benchDialect)
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
   const report = [
     '# Benchmark: the router against hand-written handlers',
@@ -583,10 +577,7 @@ async function main(): Promise<void> {
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${os.cpus().length} × ${cpu}, ` +
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.type()} ${os.release()}. ` +
       `${ROUNDS} interleaved rounds of ${RUN_MS} ms per side after ${SETTLE_MS} ms untimed, ${CONCURRENCY} concurrent clients (the batch: 2), ` +
-      `load from a child process. Load average when written: ${os
-        .loadavg()
-        .map((load) => load.toFixed(1))
-        .join(', ')} (on a shared machine, ratios move by ±0.1 from run to run).`,
+      `load from a child process. Load average when written: ${loadAverage()} (on a shared machine, ratios move by ±0.1 from run to run).`,
     '',
     "Ratio (CPU): the hand-written handler's CPU time per request over the router's, in the server process (the load " +
       'generator runs in another); above 1 the router answers the same request for less. Ratio (req/s): throughput ' +
