@@ -2,69 +2,27 @@
 // never reads is cut off after exportIdleTimeout, and maxConcurrentExports bounds the exports running at once
 // (503 TOO_MANY_EXPORTS with Retry-After past it), each place given back however its export ends.
 import express, { type Express } from 'express'
-import { rmSync } from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
-import os from 'node:os'
-import { join } from 'node:path'
+import type net from 'node:net'
 import request from 'supertest'
 import { collections } from '../../fixtures/schema'
 import { createItemsRouter, type ItemsRouterOptions } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { LARGE_BODY, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
 
 const TABLE = 'export_blobs'
 const ROWS = 40
-/** Each row's text: 40 of them are far more than a Unix socket's kernel buffer holds. */
-const BODY = 'x'.repeat(100_000)
 /** One row per chunk, so that each chunk read is a statement of its own to count. */
 const EXPORT = `/api/items/${TABLE}?fields=id,body&limit=-1&export=csv`
 
 const blobs = {
-  [TABLE]: {
-    fields: {
-      id: { type: 'integer', primaryKey: true, autoIncrement: true },
-      body: { type: 'text' },
-    },
-  },
+  [TABLE]: largeRows,
   // A collection whose table does not exist: its export fails at its first statement.
   missing_table: { fields: { id: { type: 'integer', primaryKey: true, autoIncrement: true } } },
 } as const
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-let sockets = 0
-
-/**
- * The app served on a Unix socket: its kernel buffer is a couple of hundred KB, where loopback TCP may hold tens
- * of MB, so a client that stops reading makes the server's writes wait after a few rows.
- */
-async function serve(app: Express): Promise<{ path: string; close(): Promise<void> }> {
-  const path = join(os.tmpdir(), `items-export-budget-${process.pid}-${sockets++}.sock`)
-  rmSync(path, { force: true })
-  const server = http.createServer(app)
-  await new Promise<void>((resolve) => server.listen(path, resolve))
-  return {
-    path,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
-
-/** A client that sends the export request and reads its first bytes, then nothing until it is resumed. */
-function stalledClient(path: string): Promise<{ socket: net.Socket; head: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(path, () => socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: localhost\r\n\r\n`))
-    socket.once('data', (data: Buffer) => {
-      socket.pause()
-      resolve({ socket, head: data.toString('latin1', 0, 200) })
-    })
-    socket.once('error', reject)
-  })
-}
 
 /** The whole answer of a plain GET over the socket. */
 function get(path: string, url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -134,7 +92,7 @@ forEachDialect((ctx) => {
         // MySQL's `text` holds 64 KB; the other databases ignore the type's name.
         table.text('body', 'mediumtext')
       })
-      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: BODY })
+      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: LARGE_BODY })
     })
 
     afterAll(async () => {
@@ -142,7 +100,7 @@ forEachDialect((ctx) => {
     })
 
     it('stops reading rows while the client takes none, and reads on when it does', async () => {
-      const { path, close } = await serve(appWith())
+      const { path, close } = await serveOnSocket(appWith())
       try {
         let full = ''
         const whole = await chunkReads(async () => {
@@ -151,7 +109,7 @@ forEachDialect((ctx) => {
         expect(full.split('\r\n').length).toBe(ROWS + 2)
         let client: net.Socket | undefined
         const stalled = await chunkReads(async () => {
-          const { socket, head } = await stalledClient(path)
+          const { socket, head } = await stalledClient(path, EXPORT)
           client = socket
           expect(head).toMatch(/^HTTP\/1\.1 200/)
         })
@@ -162,7 +120,7 @@ forEachDialect((ctx) => {
         const ended = new Promise((resolve) => client!.once('end', resolve))
         client!.resume()
         await ended
-        expect(received).toBeGreaterThan(BODY.length * (ROWS - 1))
+        expect(received).toBeGreaterThan(LARGE_BODY.length * (ROWS - 1))
       } finally {
         await close()
       }
@@ -170,9 +128,9 @@ forEachDialect((ctx) => {
 
     it('answers 503 TOO_MANY_EXPORTS with Retry-After past maxConcurrentExports; other requests go on', async () => {
       const app = appWith({ maxConcurrentExports: 1 })
-      const { path, close } = await serve(app)
+      const { path, close } = await serveOnSocket(app)
       try {
-        const { socket } = await stalledClient(path)
+        const { socket } = await stalledClient(path, EXPORT)
         const refused = await get(path, EXPORT)
         expect(refused.status).toBe(503)
         expect(refused.headers['retry-after']).toBe('1')
@@ -194,9 +152,9 @@ forEachDialect((ctx) => {
     })
 
     it('gives the place back when the client leaves mid-download', async () => {
-      const { path, close } = await serve(appWith({ maxConcurrentExports: 1 }))
+      const { path, close } = await serveOnSocket(appWith({ maxConcurrentExports: 1 }))
       try {
-        const { socket } = await stalledClient(path)
+        const { socket } = await stalledClient(path, EXPORT)
         expect((await get(path, EXPORT)).status).toBe(503)
         socket.destroy()
         // The server hears of the close on its own time; the place comes back with it.
@@ -218,9 +176,9 @@ forEachDialect((ctx) => {
     })
 
     it('cuts a client that takes nothing for exportIdleTimeout and gives its place back', async () => {
-      const { path, close } = await serve(appWith({ maxConcurrentExports: 1, exportIdleTimeout: 200 }))
+      const { path, close } = await serveOnSocket(appWith({ maxConcurrentExports: 1, exportIdleTimeout: 200 }))
       try {
-        const { socket } = await stalledClient(path)
+        const { socket } = await stalledClient(path, EXPORT)
         // The client neither reads nor leaves; the place comes back once the server cuts it off.
         expect(await statusWithin(path, 100)).toBe(200)
         socket.destroy()

@@ -2,64 +2,24 @@
 // statement is cancelled with the request, so its connection comes back to the pool. The statement is
 // held inside the database by a lock another connection takes on the table (SQLite runs a statement to its end
 // before any other work, so there the client leaves between chunks).
-import express, { type Express } from 'express'
+import express from 'express'
 import knexFactory, { type Knex } from 'knex'
-import { rmSync } from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
-import os from 'node:os'
-import { join } from 'node:path'
 import { collections } from '../../fixtures/schema'
 import { createItemsRouter } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
+import { LARGE_BODY, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
 
 const TABLE = 'export_leavers'
 const ROWS = 40
-/** Each row's text: 40 of them are far more than a Unix socket's kernel buffer holds. */
-const BODY = 'x'.repeat(100_000)
 /** One row per chunk (maxLoadedRows: 1), so that every chunk is a statement of its own. */
 const EXPORT = `/api/items/${TABLE}?fields=id,body&limit=-1&export=csv`
 
-const leavers = {
-  [TABLE]: {
-    fields: {
-      id: { type: 'integer', primaryKey: true, autoIncrement: true },
-      body: { type: 'text' },
-    },
-  },
-} as const
+const leavers = { [TABLE]: largeRows } as const
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** The app on a Unix socket, whose small kernel buffer makes the server wait for a client that stops reading. */
-async function serve(app: Express): Promise<{ path: string; close(): Promise<void> }> {
-  const path = join(os.tmpdir(), `items-export-leaves-${process.pid}.sock`)
-  rmSync(path, { force: true })
-  const server = http.createServer(app)
-  await new Promise<void>((resolve) => server.listen(path, resolve))
-  return {
-    path,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
-
-/** A client that sends the export request and reads its first bytes, then nothing until it is resumed. */
-function stalledClient(path: string): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(path, () => socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: localhost\r\n\r\n`))
-    socket.once('data', () => {
-      socket.pause()
-      resolve(socket)
-    })
-    socket.once('error', reject)
-  })
-}
 
 /** The status of a plain GET over the socket, or 0 when none came within `ms`. */
 function statusOf(path: string, url: string, ms: number): Promise<number> {
@@ -146,7 +106,7 @@ forEachDialect((ctx) => {
         // MySQL's `text` holds 64 KB; the other databases ignore the type's name.
         table.text('body', 'mediumtext')
       })
-      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: BODY })
+      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: LARGE_BODY })
     })
 
     afterAll(async () => {
@@ -161,10 +121,10 @@ forEachDialect((ctx) => {
         '/api',
         createItemsRouter({ knex: single, collections: { ...collections, ...leavers }, logger, defaultAccess: true, maxLoadedRows: 1 }),
       )
-      const { path, close } = await serve(app)
+      const { path, close } = await serveOnSocket(app)
       let unlock: (() => Promise<void>) | undefined
       try {
-        const client = await stalledClient(path)
+        const { socket: client } = await stalledClient(path, EXPORT)
         // The server fills the socket's buffers, then waits for the client to take some.
         await sleep(500)
         if (ctx.name !== 'sqlite') unlock = await lockTable(ctx.knex, ctx.name)
