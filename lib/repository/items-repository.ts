@@ -22,7 +22,7 @@ import { ItemExports } from './item-exports'
 import type { KnownKeys, ReturnedRow, ReturningColumns, ScopeOf } from './write-types'
 import { ItemInserts, rowOf } from './item-inserts'
 import { KeyChecks } from './key-checks'
-import { keyChunks, whereExactKey, whereKeys } from './where-keys'
+import { keyChunks, storedKey, whereExactKey, whereKeys } from './where-keys'
 import { compileFilter } from '../sql/compile-filter'
 import { OWN_VALUES } from '../sql/value-slots'
 import { keyComponents, keyOfValues } from '../schema/item-key'
@@ -314,7 +314,7 @@ export class ItemsRepository {
    */
   async deleteWithin(db: Db, collection: Collection, key: PrimaryKey, scope: FilterNode | null): Promise<boolean> {
     if ((scope !== null && !onRowOnly(scope)) || collection.restrictedBy.length > 0) return false
-    const qb = whereExactKey(db(collection.table), collection, key, this.dialect)
+    const qb = whereExactKey(db(collection.table), collection, storedKey(collection, key, this.dialect), this.dialect)
     if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table, OWN_VALUES)
     return (await qb.delete()) > 0
   }

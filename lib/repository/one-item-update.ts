@@ -12,13 +12,12 @@ import type { Db } from '../execute/db'
 import { onOneConnection, pinnedTo } from '../execute/bare-transaction'
 import { inKnexTransaction, runBuilder } from '../execute/run-statement'
 import { compileFilter } from '../sql/compile-filter'
-import { keyComponents } from '../schema/item-key'
-import { toStorage } from '../dialects/storage'
 import { TEMPLATES_KEPT, StatementTemplates } from '../sql/statement-templates'
 import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
 import { QueryKey } from '../query/query-key'
 import type { ItemLoader } from './item-loader'
 import { rowOf } from './item-inserts'
+import { storedKey, whereExactKey } from './where-keys'
 import type { ReturnedRow } from './write-types'
 
 export class OneItemUpdate {
@@ -43,33 +42,22 @@ export class OneItemUpdate {
     answer: readonly FieldNode[] | null,
   ): Promise<ReturnedRow[] | null> {
     const row = rowOf(payload, this.dialect)
-    // The key's own row only, as reads and key checks find it: the column's collation may take "A", "a " or "á"
-    // for "a" (MySQL's usual ones do). A raw condition: the builder has no exact comparison (see Dialect.exactText).
-    // A composite key binds each of its components, so compares each so.
+    // The key's own row only, as reads and key checks find it (see whereExactKey), within the rule's scope.
     const where = (qb: Knex.QueryBuilder, boundKey: readonly unknown[], values: ValueSlots): Knex.QueryBuilder => {
-      collection.key.forEach((field, index) => {
-        const exact = field.spec.text ? this.dialect.exactText : null
-        qb.where(field.column, boundKey[index] as Knex.Value)
-        if (exact !== null) qb.whereRaw(`?? = ${exact}`, [field.column, boundKey[index] as Knex.Value])
-      })
+      whereExactKey(qb, collection, boundKey, this.dialect)
       if (scope !== null) compileFilter(qb, scope, this.dialect, collection.table, values)
       return qb
     }
-    const storedKey =
-      collection.key.length === 1
-        ? [toStorage(collection.primaryKey, key, this.dialect)]
-        : keyComponents(collection, key).map((component, index) => toStorage(collection.key[index]!, component, this.dialect))
+    const stored = storedKey(collection, key, this.dialect)
     // Past knex's runner (see run-statement.ts), and chained rather than awaited (see is-promise-like.ts).
     if (returned !== null) {
-      const qb = where(db(collection.table), storedKey, OWN_VALUES)
-        .update(row)
-        .returning(this.loader.returningColumns(collection, returned))
+      const qb = where(db(collection.table), stored, OWN_VALUES).update(row).returning(this.loader.returningColumns(collection, returned))
       return runBuilder<ReturnedRow[]>(db, qb).then((rows) => (rows.length > 0 ? rows : null))
     }
     // Without RETURNING, the statement is kept under a key: the fields it sets, the rule's scope; the key
     // and the values are bound.
     const columns = Object.keys(row)
-    const bound = [...storedKey, ...Object.values(row)]
+    const bound = [...stored, ...Object.values(row)]
     const updateKey = new QueryKey('update').schema(collection)
     for (const field of payload.keys()) updateKey.schema(field)
     updateKey.filter(scope)
@@ -79,8 +67,8 @@ export class OneItemUpdate {
         updateKey,
         (values) => {
           const all = values.list(bound)
-          const set = all.slice(storedKey.length)
-          return where(on(collection.table), all.slice(0, storedKey.length), values).update(
+          const set = all.slice(stored.length)
+          return where(on(collection.table), all.slice(0, stored.length), values).update(
             Object.fromEntries(columns.map((column, index) => [column, set[index]])),
           )
         },

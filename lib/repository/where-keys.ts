@@ -1,6 +1,7 @@
 // The items of a write by key, as a WHERE clause: `key IN (…)` for a key of one field, and for a composite key one
 // `AND` of its components per key. Writes name keys that a read by key found first (key-checks.ts), which compares
-// them exactly, so the plain comparison here changes only those rows.
+// them exactly, so the plain comparison here changes only those rows; a one-statement write of one item, which no
+// read checked, compares its key exactly itself (`whereExactKey`).
 import type { Knex } from 'knex'
 import type { Dialect } from '../dialects'
 import { toStorage } from '../dialects/storage'
@@ -13,17 +14,28 @@ import type { PrimaryKey } from '../types'
 export const keyChunks = (collection: Collection, keys: readonly PrimaryKey[], dialect: Dialect): PrimaryKey[][] =>
   chunk(keys, Math.floor(dialect.maxParameters / collection.key.length))
 
-/**
- * Narrows `qb` to the one item whose key is exactly `key`, for a write that no read by key checked first: the
- * column's collation may take "A", "a " or "á" for "a" (MySQL's usual ones do). A raw condition beside the plain
- * one (which the index serves): the builder has no exact comparison (see Dialect.exactText).
- */
-export function whereExactKey(qb: Knex.QueryBuilder, collection: Collection, key: PrimaryKey, dialect: Dialect): Knex.QueryBuilder {
+/** `key`'s components as stored, in the key's field order: what a write by one key binds. */
+export function storedKey(collection: Collection, key: PrimaryKey, dialect: Dialect): unknown[] {
   const components = collection.key.length === 1 ? [key] : keyComponents(collection, key)
+  return collection.key.map((field, index) => toStorage(field, components[index], dialect))
+}
+
+/**
+ * Narrows `qb` to the one item whose stored key (`storedKey`, or a template's slots for it) is exactly `stored`,
+ * for a write that no read by key checked first: the column's collation may take "A", "a " or "á" for "a"
+ * (MySQL's usual ones do). A raw condition beside the plain one (which the index serves): the builder has no
+ * exact comparison (see Dialect.exactText).
+ */
+export function whereExactKey(
+  qb: Knex.QueryBuilder,
+  collection: Collection,
+  stored: readonly unknown[],
+  dialect: Dialect,
+): Knex.QueryBuilder {
   collection.key.forEach((field, index) => {
-    const stored = toStorage(field, components[index], dialect) as Knex.Value
-    qb.where(field.column, stored)
-    if (field.spec.text && dialect.exactText !== null) qb.whereRaw(`?? = ${dialect.exactText}`, [field.column, stored])
+    const value = stored[index] as Knex.Value
+    qb.where(field.column, value)
+    if (field.spec.text && dialect.exactText !== null) qb.whereRaw(`?? = ${dialect.exactText}`, [field.column, value])
   })
   return qb
 }
