@@ -9,7 +9,7 @@ import { collections } from '../../fixtures/schema'
 import { createItemsRouter, type ItemsRouterOptions } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { forEachDialect } from '../support/dialects'
-import { LARGE_BODY, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
+import { createLargeRows, LARGE_BODY, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
 
 const TABLE = 'export_blobs'
 const ROWS = 40
@@ -86,13 +86,7 @@ forEachDialect((ctx) => {
     }
 
     beforeAll(async () => {
-      await ctx.knex.schema.dropTableIfExists(TABLE)
-      await ctx.knex.schema.createTable(TABLE, (table) => {
-        table.increments('id')
-        // MySQL's `text` holds 64 KB; the other databases ignore the type's name.
-        table.text('body', 'mediumtext')
-      })
-      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: LARGE_BODY })
+      await createLargeRows(ctx.knex, TABLE, ROWS)
     })
 
     afterAll(async () => {

@@ -10,7 +10,7 @@ import { createItemsRouter } from '../../lib'
 import { recordingLogger } from '../support/app'
 import { knexConfig } from '../support/databases'
 import { forEachDialect } from '../support/dialects'
-import { LARGE_BODY, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
+import { createLargeRows, largeRows, serveOnSocket, stalledClient } from '../support/stalled-export'
 
 const TABLE = 'export_leavers'
 const ROWS = 40
@@ -100,13 +100,7 @@ forEachDialect((ctx) => {
       own = ctx.name === 'sqlite' ? undefined : knexFactory({ ...knexConfig(ctx.name), pool: { min: 0, max: 2 } })
       single = own ?? ctx.knex
       await ctx.reset()
-      await ctx.knex.schema.dropTableIfExists(TABLE)
-      await ctx.knex.schema.createTable(TABLE, (table) => {
-        table.increments('id')
-        // MySQL's `text` holds 64 KB; the other databases ignore the type's name.
-        table.text('body', 'mediumtext')
-      })
-      for (let row = 0; row < ROWS; row++) await ctx.knex(TABLE).insert({ body: LARGE_BODY })
+      await createLargeRows(ctx.knex, TABLE, ROWS)
     })
 
     afterAll(async () => {

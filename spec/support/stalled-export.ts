@@ -2,6 +2,7 @@
 // first bytes and then nothing. A Unix socket's kernel buffer holds a couple of hundred KB where loopback TCP may
 // hold tens of MB, so the server's writes wait after a few large rows.
 import type { Express } from 'express'
+import type { Knex } from 'knex'
 import { rmSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
@@ -18,6 +19,17 @@ export const largeRows = {
     body: { type: 'text' },
   },
 } as const
+
+/** Makes `table` afresh for `largeRows` and fills it with `rows` rows of `LARGE_BODY`. */
+export async function createLargeRows(knex: Knex, table: string, rows: number): Promise<void> {
+  await knex.schema.dropTableIfExists(table)
+  await knex.schema.createTable(table, (columns) => {
+    columns.increments('id')
+    // MySQL's `text` holds 64 KB; the other databases ignore the type's name.
+    columns.text('body', 'mediumtext')
+  })
+  for (let row = 0; row < rows; row++) await knex(table).insert({ body: LARGE_BODY })
+}
 
 let sockets = 0
 
