@@ -9,6 +9,7 @@ import type { Knex } from 'knex'
 import request from 'supertest'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { expectWrittenAsBySql } from '../support/write-checks'
 import { createPageTables, dropPageTables, P, pageCollections, seedPages } from '../support/page-fixtures'
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 15)
@@ -165,20 +166,18 @@ forEachDialect((ctx) => {
         fc.asyncProperty(shape, async (s) => {
           const names = namesOf(s)
           const payload = payloadOf(s, names)
-          await seedPages(ctx.knex)
-          const response =
-            s.page === null
-              ? await request(app).post('/api/items/pages').send(payload)
-              : await request(app).patch('/api/items/pages/1').send(payload)
-          expect({ status: response.status, body: response.status === 200 ? null : response.body, payload }).toEqual({
-            status: 200,
-            body: null,
-            payload,
-          })
-          const written = await contents(ctx.knex)
-          await seedPages(ctx.knex)
-          await ctx.knex.transaction((trx) => applyBySql(trx, s, names))
-          expect(written).toEqual(await contents(ctx.knex))
+          await expectWrittenAsBySql(
+            ctx.knex,
+            { seed: seedPages, contents },
+            {
+              payload,
+              send: () =>
+                s.page === null
+                  ? request(app).post('/api/items/pages').send(payload)
+                  : request(app).patch('/api/items/pages/1').send(payload),
+              bySql: (trx) => applyBySql(trx, s, names),
+            },
+          )
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       )

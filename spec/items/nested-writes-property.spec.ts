@@ -9,6 +9,7 @@ import type { Knex } from 'knex'
 import request from 'supertest'
 import { createApp } from '../support/app'
 import { forEachDialect } from '../support/dialects'
+import { expectWrittenAsBySql } from '../support/write-checks'
 import { collections, createTables, dropTables, seed, T } from '../support/nested-fixtures'
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 20)
@@ -253,20 +254,18 @@ forEachDialect((ctx) => {
         fc.asyncProperty(writeShape, async (shape) => {
           const named = nameAll(shape)
           const payload = payloadOf(shape, named)
-          await seed(ctx.knex)
-          const response =
-            shape.team === null
-              ? await request(app).post('/api/items/teams').send(payload)
-              : await request(app).patch(`/api/items/teams/${shape.team}`).send(payload)
-          expect({ status: response.status, body: response.status === 200 ? null : response.body, payload }).toEqual({
-            status: 200,
-            body: null,
-            payload,
-          })
-          const written = await contents(ctx.knex)
-          await seed(ctx.knex)
-          await ctx.knex.transaction((trx) => applyBySql(trx, shape, named))
-          expect(written).toEqual(await contents(ctx.knex))
+          await expectWrittenAsBySql(
+            ctx.knex,
+            { seed, contents },
+            {
+              payload,
+              send: () =>
+                shape.team === null
+                  ? request(app).post('/api/items/teams').send(payload)
+                  : request(app).patch(`/api/items/teams/${shape.team}`).send(payload),
+              bySql: (trx) => applyBySql(trx, shape, named),
+            },
+          )
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       )
