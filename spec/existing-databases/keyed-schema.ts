@@ -2,9 +2,9 @@
 // ORM key them: a junction keyed by its two foreign keys (`film_actor`), a table keyed by two text columns whose
 // values hold the key form's separator (`page`), and a table whose foreign key is composite (`film_note`, left out
 // of the relations and reported). The rows are inserted by plain SQL, as an owner's would be.
-import knexFactory, { type Knex } from 'knex'
+import type { Knex } from 'knex'
 import type { DialectName } from '../../lib/dialects'
-import { knexConfig, workerDatabase } from '../support/databases'
+import { openSchema } from '../support/databases'
 
 /** In the order they are dropped; the router's versions table (created by the spec's router) too. */
 const TABLES = ['film_note', 'film_actor', 'page', 'actor', 'film', 'items_versions'] as const
@@ -101,19 +101,9 @@ async function dropKeyedSchema(knex: Knex, dialect: DialectName): Promise<void> 
   else for (const table of TABLES) await knex.schema.dropTableIfExists(table)
 }
 
-const keyedMysqlDatabase = (): string => `${workerDatabase()}_keyed`
-
-function keyedConfig(name: DialectName): Knex.Config {
-  const config = knexConfig(name)
-  if (name === 'postgres') return { ...config, searchPath: ['keyed'] }
-  if (name === 'mysql') return { ...config, connection: { ...(config.connection as object), database: keyedMysqlDatabase() } }
-  return { ...config, connection: { filename: ':memory:' } }
-}
-
 /** Opens a knex on the keyed schema, created afresh with its rows; `worker` is the suite's own knex. */
 export async function openKeyedDatabase(name: DialectName, worker: Knex): Promise<Knex> {
-  if (name === 'mysql') await worker.raw('create database if not exists ?? character set utf8mb4', [keyedMysqlDatabase()])
-  const knex = knexFactory(keyedConfig(name))
+  const knex = await openSchema(name, 'keyed', worker)
   await dropKeyedSchema(knex, name)
   for (const statement of DDL[name]) await knex.raw(statement)
   await knex('actor').insert(ACTORS.map((actor) => ({ name: actor })))

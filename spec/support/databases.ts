@@ -104,6 +104,24 @@ export function knexConfig(name: DialectName): Knex.Config {
   }
 }
 
+/** The MySQL database, beside the worker's, holding the tables of a spec's own `schema`. */
+export const schemaDatabase = (schema: string): string => `${workerDatabase()}_${schema}`
+
+/**
+ * Opens a knex on a spec's own `schema`, empty unless earlier work left it: PostgreSQL's schema of that name in
+ * the worker's database (through `searchPath`), MySQL's database beside the worker's (created through `worker`,
+ * the suite's own knex), SQLite's `sqliteFile` (a fresh in-memory database by default).
+ */
+export async function openSchema(name: DialectName, schema: string, worker: Knex, sqliteFile = ':memory:'): Promise<Knex> {
+  const config = knexConfig(name)
+  if (name === 'postgres') return knexFactory({ ...config, searchPath: [schema] })
+  if (name === 'mysql') {
+    await worker.raw('create database if not exists ?? character set utf8mb4', [schemaDatabase(schema)])
+    return knexFactory({ ...config, connection: { ...(config.connection as object), database: schemaDatabase(schema) } })
+  }
+  return knexFactory({ ...config, connection: { filename: sqliteFile } })
+}
+
 async function withServerConnection<T>(name: 'postgres' | 'mysql', fn: (knex: Knex) => Promise<T>): Promise<T> {
   const knex = knexFactory({
     client: name === 'postgres' ? 'pg' : 'mysql2',
