@@ -1,8 +1,10 @@
 // Converts canonical API values to bound parameters, and selects columns so they read back canonically.
 import type { Knex } from 'knex'
-import type { Field } from '../schema/collection'
+import type { Collection, Field } from '../schema/collection'
 import type { Dialect, SqlFragment, ArraySupport } from './dialect'
 import { type Geometry, geometryToStorage } from '../schema/geometry-value'
+import { keyComponents } from '../schema/item-key'
+import type { PrimaryKey } from '../types'
 
 /** The SQL of a field holding several values (a PostgreSQL array, a MySQL SET), or null for a scalar field. */
 export function elementsOf(field: Field, dialect: Dialect): ArraySupport | null {
@@ -40,6 +42,12 @@ export function toStorage(field: Field, value: unknown, dialect: Dialect): Knex.
   return field.storage === 'isoText' || comparable === null
     ? comparable
     : dialect.temporalToStorage(field.type, field.storage, String(comparable))
+}
+
+/** `key`'s components as stored, in the key's field order (one for a key of one field): what a statement binds for it. */
+export function storedKey(collection: Collection, key: PrimaryKey, dialect: Dialect): Knex.Value[] {
+  const components = collection.key.length === 1 ? [key] : keyComponents(collection, key)
+  return collection.key.map((field, index) => toStorage(field, components[index], dialect))
 }
 
 /**

@@ -8,8 +8,7 @@ import type { Collection, Field } from '../schema/collection'
 import type { PrimaryKey } from '../types'
 import type { Dialect } from '../dialects'
 import { QueryKey } from '../query/query-key'
-import { toStorage } from '../dialects/storage'
-import { keyComponents } from '../schema/item-key'
+import { storedKey, toStorage } from '../dialects/storage'
 import type { Page } from './read-plan'
 
 /**
@@ -47,8 +46,7 @@ export function planByKeys(
   const stored =
     key.length === 1
       ? (part: readonly PrimaryKey[]) => part.map((one) => toStorage(pk, one, dialect))
-      : (part: readonly PrimaryKey[]) =>
-          part.flatMap((one) => keyComponents(collection, one).map((component, index) => toStorage(key[index]!, component, dialect)))
+      : (part: readonly PrimaryKey[]) => part.flatMap((one) => storedKey(collection, one, dialect))
   return {
     collection,
     fields,

@@ -17,7 +17,8 @@ import { OWN_VALUES, type ValueSlots } from '../sql/value-slots'
 import { QueryKey } from '../query/query-key'
 import type { ItemLoader } from './item-loader'
 import { rowOf } from './item-inserts'
-import { storedKey, whereExactKey } from './where-keys'
+import { whereExactKey } from './where-keys'
+import { storedKey } from '../dialects/storage'
 import type { ReturnedRow } from './write-types'
 
 export class OneItemUpdate {

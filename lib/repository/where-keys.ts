@@ -4,24 +4,17 @@
 // read checked, compares its key exactly itself (`whereExactKey`).
 import type { Knex } from 'knex'
 import type { Dialect } from '../dialects'
-import { toStorage } from '../dialects/storage'
+import { storedKey, toStorage } from '../dialects/storage'
 import { chunk } from '../plan/relation-plans'
 import type { Collection } from '../schema/collection'
-import { keyComponents } from '../schema/item-key'
 import type { PrimaryKey } from '../types'
 
 /** `keys` in chunks that each bind at most the dialect's parameter limit. */
 export const keyChunks = (collection: Collection, keys: readonly PrimaryKey[], dialect: Dialect): PrimaryKey[][] =>
   chunk(keys, Math.floor(dialect.maxParameters / collection.key.length))
 
-/** `key`'s components as stored, in the key's field order: what a write by one key binds. */
-export function storedKey(collection: Collection, key: PrimaryKey, dialect: Dialect): unknown[] {
-  const components = collection.key.length === 1 ? [key] : keyComponents(collection, key)
-  return collection.key.map((field, index) => toStorage(field, components[index], dialect))
-}
-
 /**
- * Narrows `qb` to the one item whose stored key (`storedKey`, or a template's slots for it) is exactly `stored`,
+ * Narrows `qb` to the one item whose stored key (dialects/storage.ts's `storedKey`, or a template's slots for it) is exactly `stored`,
  * for a write that no read by key checked first: the column's collation may take "A", "a " or "á" for "a"
  * (MySQL's usual ones do). A raw condition beside the plain one (which the index serves): the builder has no
  * exact comparison (see Dialect.exactText).
@@ -51,8 +44,8 @@ export function whereKeys(qb: Knex.QueryBuilder, collection: Collection, keys: r
   }
   return qb.where((group) => {
     for (const key of keys) {
-      const components = keyComponents(collection, key)
-      group.orWhere(Object.fromEntries(collection.key.map((field, index) => [field.column, toStorage(field, components[index], dialect)])))
+      const stored = storedKey(collection, key, dialect)
+      group.orWhere(Object.fromEntries(collection.key.map((field, index) => [field.column, stored[index]])))
     }
   })
 }
