@@ -277,9 +277,7 @@ export class ItemLoader {
   }
 
   private keysOf(collection: Collection, rows: readonly Row[]): PrimaryKey[] {
-    if (collection.key.length > 1) return rows.map((row) => rowKey(collection, row, this.dialect))
-    const pk = collection.primaryKey
-    return rows.map((row) => fromStorage(pk, row[pk.name], this.dialect) as PrimaryKey)
+    return rows.map((row) => rowKey(collection, row, this.dialect))
   }
 
   /** Each relation node's related items (or keys) for these rows, by key id. */

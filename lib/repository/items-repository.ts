@@ -449,10 +449,8 @@ export class ItemsRepository {
     if (typeof error !== 'object' || error === null) return false
     const recognised = this.dialect.recogniseError(error, collection)
     if (recognised?.code !== 'RECORD_NOT_UNIQUE' || recognised.field === undefined) return false
-    const pk = collection.primaryKey
-    if (collection.key.length > 1)
-      return collection.key.some((field) => recognised.field === field.column || recognised.field === field.name)
-    return recognised.field === pk.column || recognised.field === pk.name
+    // A composite key's error names one of its fields (MySQL's, the first).
+    return collection.key.some((field) => recognised.field === field.column || recognised.field === field.name)
   }
 
   /** The key of the first item within `scope` by primary key (the singleton's row), or null when there is none. */
