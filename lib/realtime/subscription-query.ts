@@ -8,8 +8,8 @@ import type { RawQuery } from '../query/read-query-string'
 import { parseHooked } from '../handlers/hooked-query'
 import type { Services } from '../handlers/services'
 import type { Collection } from '../schema/collection'
-import { compositeKeyText } from '../schema/item-key'
-import type { Item, PrimaryKey } from '../types'
+import { keyOfValues } from '../schema/item-key'
+import type { Item } from '../types'
 import type { KeyedItem } from './subscription'
 
 /** What a subscription's query may hold: what shapes and selects items. Counts, groups and pages of a cursor do not apply to events. */
@@ -50,30 +50,23 @@ export async function parseSocketQuery(
   return parseHooked(raw, collection, access, services)
 }
 
-/** The output name of the key a subscription's reads add: no field can have it, so it never meets one. */
+/** The output names of the key fields a subscription's reads add: no field can have one, so they never meet one. */
 const KEY_OUTPUT = '\u0000key'
+const keyOutput = (index: number): string => `${KEY_OUTPUT}${index}`
 
-/** `query` with the collection's key read too, under a name of its own, so every item read comes with its key. */
+/** `query` with the collection's key fields read too, under names of their own, so every item read comes with its key. */
 export function keyedQuery(query: Query, collection: Collection): Query {
-  const key: FieldNode[] =
-    collection.key.length === 1
-      ? [{ kind: 'field', output: KEY_OUTPUT, field: collection.primaryKey }]
-      : collection.key.map((field, index) => ({ kind: 'field', output: `${KEY_OUTPUT}${index}`, field }))
+  const key = collection.key.map((field, index): FieldNode => ({ kind: 'field', output: keyOutput(index), field }))
   return { ...query, fields: [...query.fields, ...key] }
 }
 
-/** Splits the items a keyed query read into keys and the items as the client asked for them. */
+/** Splits the items a keyed query read into keys (in the router's key form) and the items as the client asked for them. */
 export function keyedItems(items: readonly Item[], collection: Collection): KeyedItem[] {
-  if (collection.key.length > 1) {
-    const outputs = collection.key.map((_, index) => `${KEY_OUTPUT}${index}`)
-    return items.map((item) => {
-      const rest = { ...item }
-      for (const output of outputs) delete rest[output]
-      return { key: compositeKeyText(outputs.map((output) => item[output])), item: rest }
-    })
-  }
+  const outputs = new Map(collection.key.map((field, index) => [field, keyOutput(index)]))
   return items.map((item) => {
-    const { [KEY_OUTPUT]: key, ...rest } = item
-    return { key: key as PrimaryKey, item: rest }
+    // Built anew rather than with the key deleted, which would slow every later access to the item.
+    const rest: Item = {}
+    for (const output of Object.keys(item)) if (!output.startsWith(KEY_OUTPUT)) rest[output] = item[output]
+    return { key: keyOfValues(collection, (field) => item[outputs.get(field)!]), item: rest }
   })
 }
