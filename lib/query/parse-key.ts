@@ -2,7 +2,7 @@
 // key form (see schema/item-key.ts): from the URL as `1,23`, from a body as `{"actor_id":1,"film_id":23}` or `"1,23"`.
 import { InvalidPayloadError, InvalidQueryError } from '../errors'
 import { isPlainObject } from '../is-plain-object'
-import type { Collection } from '../schema/collection'
+import type { Collection, Field } from '../schema/collection'
 import { compositeKeyText, keyFormOf, readKeyText } from '../schema/item-key'
 import type { PrimaryKey } from '../types'
 
@@ -75,4 +75,28 @@ export function keyInItem(collection: Collection, item: Record<string, unknown>)
   if (collection.key.length === 1) return item[collection.primaryKey.name] ?? undefined
   const named = collection.key.filter((field) => item[field.name] !== undefined && item[field.name] !== null)
   return named.length === 0 ? undefined : Object.fromEntries(named.map((field) => [field.name, item[field.name]]))
+}
+
+/**
+ * An object of a body split into the key it names and its other fields; null for the key when it names none (an
+ * item to create). A key of one field is named by that field, not null; a composite key by every key field, and an
+ * object that lacks one is an item to create, whose key fields a parent's link may complete (`{ "actor_id": 3 }` in
+ * a film's `film_actor` list creates the pair). `read` parses the key named, given the field that named it (null
+ * for a composite key); by default as `parseBodyKey` does.
+ */
+export function splitKey(
+  collection: Collection,
+  value: Readonly<Record<string, unknown>>,
+  read: (named: unknown, field: Field | null) => PrimaryKey = (named) => parseBodyKey(collection, named),
+): [PrimaryKey | null, Record<string, unknown>] {
+  if (collection.key.length > 1) {
+    if (!collection.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
+    const names = new Set(collection.key.map((field) => field.name))
+    const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
+    return [read(Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name))), null), rest]
+  }
+  const field = collection.primaryKey
+  if (!Object.hasOwn(value, field.name) || value[field.name] === null) return [null, { ...value }]
+  const { [field.name]: named, ...rest } = value
+  return [read(named, field), rest]
 }

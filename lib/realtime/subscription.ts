@@ -1,7 +1,7 @@
 // One subscription of one connection: its collection, event, query through its caller's view, and the items it
 // has told its client about, which decide whether a changed item is sent as created, updated or deleted.
 import type { Collection } from '../schema/collection'
-import { keyItem } from '../schema/item-key'
+import { listedKey } from '../schema/item-key'
 import type { Query } from '../query/query'
 import type { Item, PrimaryKey, WriteAction } from '../types'
 import type { SubscriptionEvent, Uid } from './messages'
@@ -15,7 +15,7 @@ export interface KeyedItem {
 /** What one write means to one subscription: at most one message per event, in this order. */
 export interface Delivery {
   readonly event: WriteAction
-  readonly data: readonly Item[] | readonly PrimaryKey[]
+  readonly data: readonly (Item | PrimaryKey)[]
 }
 
 export interface SubscriptionSpec {
@@ -94,8 +94,8 @@ export class Subscription {
   }
 
   /** Keys as a delete event carries them: a composite key as an object of its fields, as lists of keys answer it. */
-  private keysAnswered(keys: readonly PrimaryKey[]): readonly PrimaryKey[] | readonly Item[] {
-    return this.collection.key.length === 1 ? keys : keys.map((key) => keyItem(this.collection, key))
+  private keysAnswered(keys: readonly PrimaryKey[]): (PrimaryKey | Item)[] {
+    return keys.map((key) => listedKey(this.collection, key))
   }
 
   /** Remembers `key` as the newest known; answers whether it was known before. */

@@ -112,9 +112,6 @@ export interface Schema {
   readonly collections: ReadonlyMap<string, Collection>
 }
 
-/** A collection whose key has several fields. */
-export const isComposite = (collection: Collection): boolean => collection.key.length > 1
-
 /** A field the API never shows (`hidden`); relations are always visible. */
 export const isHidden = (member: Member): boolean => member.kind === 'field' && member.hidden
 

@@ -56,3 +56,7 @@ export function keyItem(collection: Collection, key: PrimaryKey): Record<string,
   const components = keyComponents(collection, key)
   return Object.fromEntries(collection.key.map((field, index) => [field.name, components[index]]))
 }
+
+/** A key as a list of keys answers it: the key itself, or a composite key as an object of its fields. */
+export const listedKey = (collection: Collection, key: PrimaryKey): PrimaryKey | Record<string, unknown> =>
+  collection.key.length === 1 ? key : keyItem(collection, key)

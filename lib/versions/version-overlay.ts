@@ -4,12 +4,12 @@
 // The related rows are read in one statement per relation and level, for every item of a page at once.
 import { isPlainObject } from '../is-plain-object'
 import { both, fieldIn } from '../query/filter-node'
-import { parseBodyKey } from '../query/parse-key'
+import { parseBodyKey, splitKey } from '../query/parse-key'
 import type { FieldNode } from '../query/query'
 import { keyId } from '../repository/item-loader'
 import type { ItemsRepository } from '../repository/items-repository'
 import type { Collection } from '../schema/collection'
-import { keyComponents, keyItem, keyOfValues } from '../schema/item-key'
+import { keyComponents, keyOfValues, listedKey } from '../schema/item-key'
 import type { Item, PrimaryKey } from '../types'
 
 /** One item to show: as read, its key (null for an item the draft creates), and the changes laid over it. */
@@ -22,21 +22,6 @@ export interface Layer {
 type O2MNode = Extract<FieldNode, { kind: 'o2m' }>
 type M2ONode = Extract<FieldNode, { kind: 'm2o' }>
 type M2ANode = Extract<FieldNode, { kind: 'm2a' }>
-
-/** An object of the draft split into its key (null: an item to create) and its other fields. */
-function splitKey(collection: Collection, value: Readonly<Record<string, unknown>>): [PrimaryKey | null, Record<string, unknown>] {
-  // A composite key is named by every key field, as a nested write reads it (writes/plan-write.ts).
-  if (collection.key.length > 1) {
-    if (!collection.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
-    const names = new Set(collection.key.map((field) => field.name))
-    const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
-    return [parseBodyKey(collection, Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name)))), rest]
-  }
-  const name = collection.primaryKey.name
-  if (!Object.hasOwn(value, name) || value[name] === null) return [null, { ...value }]
-  const { [name]: key, ...rest } = value
-  return [parseBodyKey(collection, key), rest]
-}
 
 /** An item the draft creates, before its fields are laid over it: nothing set, no related items. */
 export function blank(fields: readonly FieldNode[]): Item {
@@ -195,8 +180,7 @@ export class VersionOverlay {
     const shaped = lists.map(({ kept, created }) => {
       const visible = kept.filter((child) => read.has(keyId(child.key))).sort((a, b) => byKey(related, a.key, b.key))
       // A list of keys, as a read answers it: a composite key as an object of its fields.
-      if (node.children === null)
-        return [...visible.map((child) => (related.key.length > 1 ? keyItem(related, child.key) : child.key)), ...created]
+      if (node.children === null) return [...visible.map((child) => listedKey(related, child.key)), ...created]
       const start = layers.length
       for (const child of visible) layers.push({ item: read.get(keyId(child.key))!, key: child.key, delta: child.rest ?? {} })
       for (const rest of created) layers.push({ item: blank(node.children), key: null, delta: rest })

@@ -1,7 +1,7 @@
 // Turns an item payload with nested relational values into a write plan (write-plan.ts), refusing every shape
 // it cannot read with a 400 naming the path, before any SQL. Values themselves are validated when written.
 import { isPlainObject } from '../is-plain-object'
-import { parseBodyKey } from '../query/parse-key'
+import { parseBodyKey, splitKey } from '../query/parse-key'
 import { keyFormOf } from '../schema/item-key'
 import { anyTarget, type Collection, type Field, type O2MRelation } from '../schema/collection'
 import type { PrimaryKey } from '../types'
@@ -110,35 +110,6 @@ function keyAt(collection: Collection, value: unknown, path: WritePath): Primary
   }
 }
 
-/** An object that names its key: the key and the other fields; without one, null and the object. */
-function splitKey(
-  related: Collection,
-  value: Readonly<Record<string, unknown>>,
-  path: WritePath,
-): [PrimaryKey | null, Record<string, unknown>] {
-  if (related.key.length > 1) return splitCompositeKey(related, value, path)
-  const pk = related.primaryKey.name
-  if (!Object.hasOwn(value, pk) || value[pk] === null) return [null, { ...value }]
-  const { [pk]: key, ...rest } = value
-  return [keyAt(related, key, [...path, pk]), rest]
-}
-
-/**
- * An object names a composite key when it holds every key field; else it is a new item, whose key fields the
- * parent's link may complete (`{ "actor_id": 3 }` in a film's `film_actor` list creates the pair).
- */
-function splitCompositeKey(
-  related: Collection,
-  value: Readonly<Record<string, unknown>>,
-  path: WritePath,
-): [PrimaryKey | null, Record<string, unknown>] {
-  if (!related.key.every((field) => value[field.name] !== undefined && value[field.name] !== null)) return [null, { ...value }]
-  const names = new Set(related.key.map((field) => field.name))
-  const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))
-  const key = Object.fromEntries(Object.entries(value).filter(([name]) => names.has(name)))
-  return [keyAt(related, key, path), rest]
-}
-
 /**
  * A many-to-any's item: a key links an item of the collection that the collection field beside it names (one of
  * the allowed ones), an object creates or updates one, as a many-to-one's does.
@@ -173,7 +144,7 @@ function planToOne(
   path: WritePath,
   options: Level,
 ): ToOneWrite {
-  const [key, rest] = splitKey(related, value, path)
+  const [key, rest] = splitKey(related, value, (named, field) => keyAt(related, named, field === null ? path : [...path, field.name]))
   const link = key !== null && Object.keys(rest).length === 0
   return { field, item: plan(related, rest, key, path, options, null), link }
 }
@@ -196,7 +167,7 @@ function planChild(
     }
     return plan(related, value, null, path, options, relation.foreignKey)
   }
-  const [key, rest] = splitKey(related, value, path)
+  const [key, rest] = splitKey(related, value, (named, field) => keyAt(related, named, field === null ? path : [...path, field.name]))
   if (keyed === 'update' && key === null) throw invalidNested(`an item to update must name its key "${keyFormOf(related)}"`, path)
   return plan(related, rest, key, path, options, relation.foreignKey)
 }
