@@ -243,8 +243,8 @@ export class ItemsWriter {
       }
     }
     await this.runDelete(async (trx) => {
-      await this.repository.lockKeys(trx, this.collection, keys)
-      await this.repository.checkKeys(trx, this.collection, keys, this.access.visibleFor(this.collection, rule), rule.scope)
+      await repository.lockKeys(trx, collection, keys)
+      await repository.checkKeys(trx, collection, keys, this.access.visibleFor(collection, rule), rule.scope)
       await options.guard?.(trx, keys)
       return [...keys]
     })
